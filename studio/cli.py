@@ -1,0 +1,7 @@
+"""The command line: the studio window by default, and headless subcommands."""
+
+from __future__ import annotations
+
+
+def main(argv: list[str] | None = None) -> int:
+    return 0

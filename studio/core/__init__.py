@@ -1,0 +1,1 @@
+"""The hook contracts, targets and records as pure Python; nothing here imports Qt."""
