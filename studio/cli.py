@@ -1,7 +1,183 @@
-"""The command line: the studio window by default, and headless subcommands."""
+"""The command line: the studio window by default, and headless subcommands.
+
+Every check prints one JSON object on stdout and exits 0 when valid, 1 when invalid, and 2 when
+its file cannot be read or is not JSON (with the reason on stderr).
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-def main(argv: list[str] | None = None) -> int:
-    return 0
+EXIT_VALID = 0
+EXIT_INVALID = 1
+EXIT_UNREADABLE = 2
+
+
+class UsageError(Exception):
+    """A problem with how the command was called or with its input file."""
+
+
+def _emit(result: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def _read(path: str) -> Any:
+    from studio.core.json_files import JsonFileError, read_json_file
+
+    try:
+        return read_json_file(path)
+    except JsonFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_config(args: argparse.Namespace) -> int:
+    from studio.core.findings import errors, warnings
+    from studio.core.pre_llm_config import check_agent_config, loop_name_problem
+
+    for loop in args.loop:
+        problem = loop_name_problem(loop)
+        if problem and loop != "main":
+            raise UsageError(f"--loop {loop!r}: {problem}")
+    document = _read(args.file)
+    check = check_agent_config(document)
+    result: dict[str, Any] = {
+        "valid": check.valid,
+        "errors": [f.to_json() for f in errors(check.findings)],
+        "warnings": [f.to_json() for f in warnings(check.findings)],
+    }
+    if check.valid:
+        result["applies"] = check.applies_table(dict.fromkeys(args.loop))
+        result["effective_timeout_ms"] = check.effective_timeout_ms
+    _emit(result)
+    return EXIT_VALID if check.valid else EXIT_INVALID
+
+
+def _check_request(args: argparse.Namespace) -> int:
+    from studio.core.findings import errors
+    from studio.core.pre_llm_request import presented_not_enabled, validate_request
+
+    returned = _read(args.file)
+    found = errors(validate_request(returned))
+    result: dict[str, Any] = {"valid": not found, "errors": [f.to_json() for f in found]}
+    if args.input is not None:
+        original = _read(args.input)
+        tools = original.get("tools") if isinstance(original, dict) else None
+        result["warnings"] = [f.to_json() for f in presented_not_enabled(tools, returned)]
+    _emit(result)
+    return EXIT_INVALID if found else EXIT_VALID
+
+
+def _check_amendment(args: argparse.Namespace) -> int:
+    from studio.core.step_check import check_amendment
+
+    result = check_amendment(_read(args.file))
+    _emit(result)
+    return EXIT_VALID if result["valid"] else EXIT_INVALID
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from studio.core.schemas import all_schemas
+
+    schemas = all_schemas()
+    if args.name:
+        if args.name not in schemas:
+            raise UsageError(f"no schema named {args.name!r}; choose one of {', '.join(schemas)}")
+        _emit(schemas[args.name])
+    else:
+        _emit(schemas)
+    return EXIT_VALID
+
+
+def _open_studio(args: argparse.Namespace) -> int:
+    path = Path(args.workspace) if args.workspace else _bundled_workspace()
+    if not path.is_dir():
+        raise UsageError(f"{path}: no such workspace folder")
+    print(f"Hook Studio would open the workspace {path.resolve()}")
+    return EXIT_VALID
+
+
+def _bundled_workspace() -> Path:
+    return Path(__file__).resolve().parent.parent / "resources" / "sample-workspace"
+
+
+def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable]]:
+    def check_config(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help="an agent config document (JSON)")
+        p.add_argument(
+            "--loop",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="also report whether the hook applies to this inner loop (repeatable)",
+        )
+
+    def check_request(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help="what a pre-LLM hook returned (JSON)")
+        p.add_argument(
+            "--input",
+            metavar="FILE",
+            help="the request the hook received, to warn about tools presented but not enabled",
+        )
+
+    def check_amendment(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", help='{"baseline": {...}, "amendment": ...} (JSON)')
+
+    def schema(p: argparse.ArgumentParser) -> None:
+        p.add_argument("name", nargs="?", help="print only this schema")
+
+    return {
+        "check-config": ("validate an agent config's pre_llm_hook", check_config, _check_config),
+        "check-request": ("validate what a pre-LLM hook returned", check_request, _check_request),
+        "check-amendment": (
+            "validate a step-preparation amendment against its baseline",
+            check_amendment,
+            _check_amendment,
+        ),
+        "schema": ("print the JSON Schemas of the config and the studio's files", schema, _schema),
+    }
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hook-studio",
+        description="Edit, run and debug LLM request hooks. Without a command, opens the studio.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (summary, configure, handler) in _subcommands().items():
+        sub = commands.add_parser(name, help=summary, description=summary)
+        configure(sub)
+        sub.set_defaults(handler=handler)
+    return parser
+
+
+def _studio_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hook-studio",
+        description="Open the studio on a workspace folder (the last one, or the bundled sample).",
+        epilog="Commands: " + ", ".join(_subcommands()) + " (hook-studio COMMAND --help)",
+    )
+    parser.add_argument("workspace", nargs="?", help="a workspace folder")
+    parser.set_defaults(handler=_open_studio)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    is_command = bool(argv) and (argv[0] in _subcommands() or argv[0] in ("-h", "--help"))
+    parser = _parser() if is_command else _studio_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        return args.handler(args)
+    except UsageError as exc:
+        print(f"hook-studio: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except BrokenPipeError:
+        return EXIT_UNREADABLE

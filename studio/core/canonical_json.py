@@ -29,7 +29,7 @@ def _as_javascript_numbers(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> bytes:
-    """The RFC 8785 form: keys sorted by UTF-16 code units, no spaces, numbers as JavaScript writes them."""
+    """RFC 8785: keys sorted by UTF-16 code units, no spaces, numbers as JavaScript writes them."""
     try:
         return rfc8785.dumps(_as_javascript_numbers(value))
     except (rfc8785.CanonicalizationError, TypeError, ValueError, OverflowError) as exc:

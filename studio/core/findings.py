@@ -1,4 +1,4 @@
-"""Validation findings: every problem a validator sees, each with a JSON path and a plain message."""
+"""Validation findings: every problem a validator sees, with a JSON path and a plain message."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ Severity = Literal["error", "warning"]
 
 
 def pointer(parts: Iterable[PathPart]) -> str:
-    """RFC 6901 JSON Pointer for a path: ``("messages", 2, "content")`` -> ``/messages/2/content``."""
+    """RFC 6901 JSON Pointer: ``("messages", 2, "content")`` -> ``/messages/2/content``."""
     out = []
     for part in parts:
         out.append("/" + str(part).replace("~", "~0").replace("/", "~1"))

@@ -14,7 +14,9 @@ MAX_SAFE_INTEGER = 2**53 - 1
 def is_number(value: Any) -> bool:
     """A JSON number (int or float, never a bool), finite or not."""
     t = type(value)
-    return t is int or t is float or (isinstance(value, int | float) and not isinstance(value, bool))
+    return (
+        t is int or t is float or (isinstance(value, int | float) and not isinstance(value, bool))
+    )
 
 
 def is_finite_number(value: Any) -> bool:
@@ -22,7 +24,7 @@ def is_finite_number(value: Any) -> bool:
 
 
 def is_whole_number(value: Any) -> bool:
-    """An integer as JavaScript's ``Number.isInteger`` sees it: ``1000.0`` counts, ``true`` does not."""
+    """An integer as ``Number.isInteger`` sees it: ``1000.0`` counts, ``true`` does not."""
     if type(value) is int:
         return True
     if isinstance(value, bool):

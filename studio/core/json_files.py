@@ -1,0 +1,46 @@
+"""Reading JSON files that may be malformed, with an error that says exactly where."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class JsonFileError(Exception):
+    """A file that cannot be read or is not JSON; the message names the file and the place."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def parse_json_text(text: str, origin: str = "<text>") -> Any:
+    """Strict JSON: NaN and Infinity, which Python's json module accepts, are refused."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise JsonFileError(
+            f"{origin}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise JsonFileError(f"{origin}: not JSON: {exc}") from None
+
+
+def read_json_file(path: str | Path) -> Any:
+    origin = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise JsonFileError(f"{origin}: no such file") from None
+    except IsADirectoryError:
+        raise JsonFileError(f"{origin}: is a folder, not a file") from None
+    except OSError as exc:
+        raise JsonFileError(f"{origin}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise JsonFileError(
+            f"{origin}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+        ) from None
+    return parse_json_text(text, origin)

@@ -1,0 +1,76 @@
+"""Hook source references (``path[:function]``) and where they may point."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from studio.core.js_text import is_js_identifier
+
+DEFAULT_FUNCTION = "main"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    path: str
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.function}"
+
+
+def parse_source_ref(source: str) -> SourceRef:
+    """Split at the last ``:`` only when what follows is an identifier; else the function is main.
+
+    A colon in first position never splits: ``":main"`` is a path, as in the reference runtime.
+    """
+    head, sep, tail = source.rpartition(":")
+    if sep and head and is_js_identifier(tail):
+        return SourceRef(head, tail)
+    return SourceRef(source, DEFAULT_FUNCTION)
+
+
+def format_source_ref(path: str, function: str) -> str:
+    return path if function == DEFAULT_FUNCTION else f"{path}:{function}"
+
+
+class SourceOutsideWorkspace(ValueError):
+    """A hook source path that resolves outside the workspace."""
+
+
+def lexical_path_problem(path: str) -> str | None:
+    """Why a source path cannot be inside the workspace, judged from its text alone, or None."""
+    if not path:
+        return "the source path is empty"
+    if "\x00" in path:
+        return "the source path contains a NUL character"
+    if path.startswith(("/", "\\")) or (len(path) >= 2 and path[1] == ":" and path[0].isalpha()):
+        return f"the source path '{path}' is absolute; it must be relative to the workspace"
+    depth = 0
+    for part in PurePosixPath(path.replace("\\", "/")).parts:
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return f"the source path '{path}' leaves the workspace through '..'"
+        elif part != ".":
+            depth += 1
+    return None
+
+
+def resolve_source_path(workspace: Path, path: str) -> Path:
+    """The real file a source path names, refusing any route out of the workspace.
+
+    Symlinks are followed before the check, so a link inside the workspace that points outside
+    it is refused like ``..`` is.
+    """
+    problem = lexical_path_problem(path)
+    if problem:
+        raise SourceOutsideWorkspace(problem)
+    root = Path(os.path.realpath(workspace))
+    target = Path(os.path.realpath(root / path))
+    if target != root and root not in target.parents:
+        raise SourceOutsideWorkspace(
+            f"the source path '{path}' resolves to '{target}', outside the workspace"
+        )
+    return target
