@@ -295,7 +295,7 @@ def draft_to_config(draft: HookDraft) -> dict[str, Any]:
     original = draft.original
     timeout, _ = parse_timeout(draft.timeout)
     wanted: dict[str, Any] = {"source": js_trim(draft.source), **targets_to_config(draft.rows)}
-    if wanted["scope"] == "all" and "scope" not in original:
+    if wanted["scope"] == "all" and original and "scope" not in original:
         del wanted["scope"]
     if timeout is not None:
         kept = original.get("timeout_ms")
