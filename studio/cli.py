@@ -23,7 +23,7 @@ class UsageError(Exception):
 
 
 def _emit(result: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(result, ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.write(json.dumps(result, allow_nan=False) + "\n")
 
 
 def _read(path: str) -> Any:
@@ -73,9 +73,22 @@ def _check_request(args: argparse.Namespace) -> int:
 
 
 def _check_amendment(args: argparse.Namespace) -> int:
-    from studio.core.step_check import check_amendment
+    from studio.core.step_check import AmendmentDocumentError, check_amendment
 
-    result = check_amendment(_read(args.file))
+    try:
+        result = check_amendment(_read(args.file))
+    except AmendmentDocumentError as exc:
+        result = {
+            "valid": False,
+            "error": {
+                "name": "InvalidCheckDocument",
+                "code": None,
+                "message": "the file is not a {baseline, amendment} document the studio can check",
+                "diagnostics": [f.to_json() for f in exc.findings],
+            },
+            "inspection": None,
+            "effective": None,
+        }
     _emit(result)
     return EXIT_VALID if result["valid"] else EXIT_INVALID
 

@@ -1,6 +1,6 @@
 """The pre-model and post-model hook contract (spec/pleach.md §1–§4): shapes, validators, views.
 
-A pre-model hook receives a :data:`PreModelHookContext` and returns a partial
+A pre-model hook receives a :class:`PreModelHookContext` and returns a partial
 :class:`PreModelHookResult`; a post-model hook receives a :class:`PostModelHookContext` and returns
 a partial :class:`PostModelHookResult`. The validators (:func:`validate_pre_context`,
 :func:`validate_pre_result`, :func:`validate_post_context`, :func:`validate_post_result`) take any
@@ -292,9 +292,8 @@ def _run(check: Callable[[_Checker, Any], None], value: Any) -> list[Finding]:
     checker = _Checker()
     try:
         check(checker, value)
-    except (
-        Exception
-    ) as exc:  # a validator never raises; the guard turns the surprise into a finding
+    except Exception as exc:
+        # A validator never raises: a value that defeats the checks is itself a finding.
         checker.error(
             (), f"the value could not be checked ({type(exc).__name__})", RULE_UNCHECKABLE
         )

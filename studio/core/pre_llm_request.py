@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.findings import Finding, PathPart, dotted
-from studio.core.json_values import is_finite_number, is_whole_number
+from studio.core.json_values import is_number, is_whole_number
 
 RULE_OBJECT = "adf.request.1"
 RULE_SYSTEM = "adf.request.2"
@@ -76,6 +76,8 @@ _TOOL_KEYS = frozenset({"name", "description", "input_schema"})
 # Below this magnitude an int is certainly a finite double; above it, ask float().
 _SMALL_INT = 2**1000
 _LONG_PATH = 48
+_FAST_DEPTH = 48
+_FAST_BUDGET = 2048
 _CYCLE = "refers back to a value that contains it (a cycle), which JSON cannot hold"
 
 
@@ -100,6 +102,20 @@ def _int_is_finite(value: int) -> bool:
     except OverflowError:
         return False
     return True
+
+
+def _finite(value: object) -> bool:
+    """A finite JSON number (never a bool); an int too large for a double is not finite."""
+    if not is_number(value):
+        return False
+    try:
+        return math.isfinite(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _got(value: object) -> str:
@@ -171,24 +187,62 @@ def _scan(value: object, ancestors: tuple[object, ...], safe: set[int]) -> list[
     problem, so a value shared in many places is walked once.
     """
     t = type(value)
-    if t is dict:
-        for a in ancestors:
-            if a is value:
-                return [((), _CYCLE, True)]
-        # A flat object of strings (the usual tool input) needs no walk.
-        for k, v in value.items():  # type: ignore[attr-defined]
-            if type(v) is not str or type(k) is not str:
-                break
-        else:
+    if t is dict or t is list:
+        # Most values are small and plain: a bounded recursive pass proves that cheaply. It
+        # cannot be fooled by a cycle (a cycle never ends, so it runs out of depth), and any
+        # doubt sends the value to the exact walk, which also finds what is wrong and where.
+        if _plain(value, _FAST_DEPTH, _FAST_BUDGET) >= 0:
             return None
-        return _walk(value, ancestors, safe)
-    if t is list:
         for a in ancestors:
             if a is value:
                 return [((), _CYCLE, True)]
         return _walk(value, ancestors, safe)
     problem = _not_json(value)
     return None if problem is None else [((), problem, False)]
+
+
+def _plain(value: Any, depth: int, budget: int) -> int:
+    """The budget left when ``value`` (a dict or list) is plain JSON no deeper than ``depth``
+    levels and holds fewer than ``budget`` containers; -1 otherwise (not plain, or not sure)."""
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                return -1
+            t = type(v)
+            if t is str or t is bool or v is None:
+                continue
+            if t is int:
+                if -_SMALL_INT < v < _SMALL_INT:
+                    continue
+                return -1
+            if t is float:
+                if v - v == 0.0:  # false for NaN and for the infinities
+                    continue
+                return -1
+            if (t is dict or t is list) and depth:
+                budget = _plain(v, depth - 1, budget - 1)
+                if budget >= 0:
+                    continue
+            return -1
+        return budget
+    for v in value:
+        t = type(v)
+        if t is str or t is bool or v is None:
+            continue
+        if t is int:
+            if -_SMALL_INT < v < _SMALL_INT:
+                continue
+            return -1
+        if t is float:
+            if v - v == 0.0:
+                continue
+            return -1
+        if (t is dict or t is list) and depth:
+            budget = _plain(v, depth - 1, budget - 1)
+            if budget >= 0:
+                continue
+        return -1
+    return budget
 
 
 def _walk(root: Any, ancestors: tuple[object, ...], safe: set[int]) -> list[_Problem] | None:
@@ -397,10 +451,9 @@ def _shape(
     wanted: str,
     rule: str,
     *ancestors: object,
-    add: _Add | None = None,
 ) -> None:
     """A value of the wrong shape: say so, then report what inside it is not JSON either."""
-    add = add or check.add
+    add = check.add
     if value is _MISSING:
         add(Finding(path, f"{_loc(path)} is missing; it {wanted}", rule))
         return
@@ -472,7 +525,9 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         content,
                         block,
                     )
-                    check.extras(add, path[:-1], block, _TYPE_ONLY, (req, messages, msg, content))
+                    check.extras(
+                        add, path[:-1], block, _TYPE_ONLY, (req, messages, msg, content, block)
+                    )
                     continue
                 n = 1
                 if btype == "text":
@@ -480,7 +535,15 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     if type(text) is str:
                         n = 2
                     else:
-                        n += _field(check, block, i, j, "text", text, "text must be a string")
+                        n += _field(
+                            check,
+                            (req, messages, msg, content, block),
+                            i,
+                            j,
+                            "text",
+                            text,
+                            "text must be a string",
+                        )
                 elif btype == "tool_use":
                     if role == "user":
                         _misplaced(add, i, j, "a tool_use must be in an assistant message", role)
@@ -507,14 +570,20 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                             outstanding[use_id] = (i, j)
                     else:
                         n += _field(
-                            check, block, i, j, "id", use_id, "tool_use id must be a non-empty string"
+                            check,
+                            block,
+                            i,
+                            j,
+                            "id",
+                            use_id,
+                            "tool_use id must be a non-empty string",
                         )
                     if type(name) is str and name:
                         n += 1
                     else:
                         n += _field(
                             check,
-                            block,
+                            (req, messages, msg, content, block),
                             i,
                             j,
                             "name",
@@ -525,9 +594,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     if tool_input is not _MISSING:
                         n += 1
                         if type(tool_input) is not str:
-                            problems = _scan(
-                                tool_input, (req, messages, msg, content, block), safe
-                            )
+                            problems = _scan(tool_input, (req, messages, msg, content, block), safe)
                             if problems:
                                 check.problems(
                                     add, ("messages", i, "content", j, "input"), problems
@@ -556,7 +623,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            block,
+                            (req, messages, msg, content, block),
                             i,
                             j,
                             "tool_use_id",
@@ -568,7 +635,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            block,
+                            (req, messages, msg, content, block),
                             i,
                             j,
                             "content",
@@ -581,7 +648,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         else:
                             n += _field(
                                 check,
-                                block,
+                                (req, messages, msg, content, block),
                                 i,
                                 j,
                                 "is_error",
@@ -603,7 +670,13 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                 elif btype in block_keys:
                     # image_url, input_audio, video_url: user blocks holding a small object.
                     if role == "assistant":
-                        _misplaced(add, i, j, f"an {btype} block must be in a user message", role)
+                        _misplaced(
+                            add,
+                            i,
+                            j,
+                            f"{_article(btype)} {btype} block must be in a user message",
+                            role,
+                        )
                     n += _media(check, req, messages, msg, content, block, i, j, btype)
                 else:
                     path = ("messages", i, "content", j, "type")
@@ -654,7 +727,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
 
 def _field(
     check: _Check,
-    block: dict[Any, Any],
+    ancestors: tuple[object, ...],
     i: int,
     j: int,
     key: str,
@@ -667,7 +740,7 @@ def _field(
         check.add(Finding(path, f"{_loc(path)} is missing: {wanted}", RULE_BLOCKS))
         return 0
     check.add(Finding(path, f"{_loc(path)}: {wanted}, got {_got(value)}", RULE_BLOCKS))
-    check.json(check.add, path, value, (block,), keep_self=False)
+    check.json(check.add, path, value, ancestors, keep_self=False)
     return 1
 
 
@@ -710,11 +783,14 @@ def _media(
         wanted = " and ".join(f"a string {f}" for f in fields)
         _shape(check, path, inner, f"must be an object with {wanted}", RULE_BLOCKS, *ancestors)
         return 0 if inner is _MISSING else 1
+    present = 0
     for f in fields:
         v = inner.get(f, _MISSING)
+        if v is not _MISSING:
+            present += 1
         if type(v) is not str:
             _shape(check, (*path, f), v, "must be a string", RULE_BLOCKS, *ancestors, inner)
-    if len(inner) > len(fields) or any(f not in inner for f in fields):
+    if len(inner) > present:
         check.extras(check.add, path, inner, frozenset(fields), (*ancestors, inner))
     return 1
 
@@ -741,7 +817,9 @@ def _check_tools(check: _Check, req: dict[Any, Any], tools: list[Any]) -> None:
         schema = tool.get("input_schema", _MISSING)
         name_ok = type(name) is str and name != ""
         if not name_ok:
-            _shape(check, (*base, "name"), name, "must be a non-empty string", RULE_TOOLS, *ancestors)
+            _shape(
+                check, (*base, "name"), name, "must be a non-empty string", RULE_TOOLS, *ancestors
+            )
         if type(description) is not str:
             _shape(
                 check,
@@ -794,10 +872,10 @@ def _check_options(check: _Check, req: dict[Any, Any], options: dict[Any, Any]) 
             ok = is_whole_number(value) and value > 0  # type: ignore[operator]
             wanted = "must be a positive integer"
         elif key == "temperature":
-            ok = is_finite_number(value) and 0 <= value <= 2  # type: ignore[operator]
+            ok = _finite(value) and 0 <= value <= 2  # type: ignore[operator]
             wanted = "must be a finite number from 0 to 2"
         elif key == "topP":
-            ok = is_finite_number(value) and 0 <= value <= 1  # type: ignore[operator]
+            ok = _finite(value) and 0 <= value <= 1  # type: ignore[operator]
             wanted = "must be a finite number from 0 to 1"
         elif key == "dynamicInstructions":
             ok = type(value) is str
@@ -820,7 +898,7 @@ def _check_options(check: _Check, req: dict[Any, Any], options: dict[Any, Any]) 
             # integer that would read as Infinity, nothing odd inside an object).
             check.json(add, path, value, ancestors)
         else:
-            add(Finding(path, f"{_loc(path)}: options.{key} {wanted}, got {_got(value)}", RULE_OPTIONS))
+            add(Finding(path, f"{_loc(path)} {wanted}, got {_got(value)}", RULE_OPTIONS))
             check.json(add, path, value, ancestors, keep_self=False)
 
 

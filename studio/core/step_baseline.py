@@ -34,6 +34,8 @@ MAX_JSON_DEPTH: Final = 500
 # Shared sub-objects make a small Python value expand without bound when walked as JSON.
 MAX_JSON_NODES: Final = 1_000_000
 MAX_CONTRIBUTOR_DEPTH: Final = 64
+# Python refuses to write or read integers longer than this many digits (sys.int_info).
+_UNWRITABLE_INT: Final = 10**4300
 
 BASELINE_RULE: Final = "baseline"
 
@@ -142,6 +144,8 @@ def json_problem(value: Any) -> tuple[tuple[PathPart, ...], str] | None:
         if item is None or isinstance(item, bool | str):
             continue
         if isinstance(item, int):
+            if abs(item) >= _UNWRITABLE_INT:
+                return path, "the integer has too many digits to be written as JSON"
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
@@ -154,7 +158,7 @@ def json_problem(value: Any) -> tuple[tuple[PathPart, ...], str] | None:
             entries = list(item.items())
             for key, _ in entries:
                 if not isinstance(key, str):
-                    return path, f"the key {key!r} is not a string"
+                    return path, f"a key is {type_name(key)}, not a string"
             stack.extend((child, (*path, key)) for key, child in reversed(entries))
             continue
         return path, f"{type_name(item)}"
@@ -202,7 +206,7 @@ def parse_baseline(value: Any, at: tuple[PathPart, ...] = ()) -> StepBaseline | 
     if value.get("inputBudget") is not None:
         budget = parse_input_budget(value["inputBudget"], (*at, "inputBudget"), findings)
 
-    findings.extend(_tool_owner_findings(tools, contributors, raw_contributors, at))
+    findings.extend(_tool_owner_findings(tools, contributors, at))
     if findings:
         return findings
     return StepBaseline(
@@ -243,7 +247,7 @@ def parse_contributor(
             _finding(
                 (*path, "kind"),
                 f"{_name((*path, 'kind'))} must be one of {', '.join(CONTRIBUTOR_KINDS)}, "
-                f"got {_shown(kind)}",
+                f"got {shown_value(kind)}",
             )
         )
     protected = value.get("protected", False)
@@ -316,7 +320,7 @@ def budget_limit_problem(value: Any, name: str) -> str | None:
     """Why a budget limit is not a positive safe integer (1 to 2**53 - 1), if it is not."""
     if is_safe_integer(value) and value > 0:
         return None
-    return f"{name} must be a positive safe integer (1 to 2^53-1), got {_shown(value)}"
+    return f"{name} must be a positive safe integer (1 to 2^53-1), got {shown_value(value)}"
 
 
 def budget_order_problem(optimize_at: int | None, max_: int | None, name: str) -> str | None:
@@ -326,27 +330,37 @@ def budget_order_problem(optimize_at: int | None, max_: int | None, name: str) -
 
 
 def _tool_owner_findings(
-    declared: list[str],
-    contributors: list[Contributor],
-    raw_contributors: Any,
-    at: tuple[PathPart, ...],
+    declared: list[str], contributors: list[Contributor], at: tuple[PathPart, ...]
 ) -> list[Finding]:
     owners: dict[str, str] = {name: "the baseline's tools" for name in declared}
     findings: list[Finding] = []
     for i, contributor in enumerate(contributors):
-        for name, member in contributor.owned_tools():
-            owner = f"contributor {member.id!r}"
-            if name in owners and owners[name] != owner:
+        for name, member, path in owned_tool_paths(contributor, (*at, "contributors", i)):
+            if name in owners:
                 findings.append(
                     _finding(
-                        (*at, "contributors", i),
-                        f"tool {name!r} of {owner} is already provided by {owners[name]}: "
-                        "a tool name may have only one owner in the graph",
+                        path,
+                        f"tool {name!r} of contributor {member.id!r} is already provided by "
+                        f"{owners[name]}: a tool name may have only one owner in the graph",
                     )
                 )
-            owners.setdefault(name, owner)
-    del raw_contributors
+            else:
+                owners[name] = f"contributor {member.id!r}"
     return findings
+
+
+def owned_tool_paths(
+    contributor: Contributor, path: tuple[PathPart, ...]
+) -> Iterator[tuple[str, Contributor, tuple[PathPart, ...]]]:
+    """Each tool the contributor brings, with its owner and the JSON path of the tool entry."""
+    stack: list[tuple[Contributor, tuple[PathPart, ...]]] = [(contributor, path)]
+    while stack:
+        member, at = stack.pop()
+        for j, name in enumerate(member.tools):
+            yield name, member, (*at, "tools", j)
+        stack.extend(
+            (child, (*at, "children", k)) for k, child in reversed(list(enumerate(member.children)))
+        )
 
 
 def _names(
@@ -375,10 +389,19 @@ def _name(path: tuple[PathPart, ...]) -> str:
 
 
 def _must(what: str, path: tuple[PathPart, ...], value: Any) -> str:
-    return f"{_name(path)} must be {what}, got {_shown(value)}"
+    return f"{_name(path)} must be {what}, got {shown_value(value)}"
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A value as a message may quote it: short scalars verbatim, anything else by its type."""
     if isinstance(value, str):
         return repr(value) if len(value) <= 40 else "a long string"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int) and abs(value) < 10**24:
+        return repr(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
     return type_name(value)

@@ -160,7 +160,9 @@ class TestDraftValidation:
 
     def test_more_than_64_loops(self):
         rows = tuple(loop(f"l{i}") for i in range(MAX_LOOPS + 1))
-        assert messages(draft(*rows)) == [("/targets", "65 loops are targeted; at most 64 are allowed")]
+        assert messages(draft(*rows)) == [
+            ("/targets", "65 loops are targeted; at most 64 are allowed")
+        ]
         assert messages(draft(*rows[:MAX_LOOPS])) == []
 
     @pytest.mark.parametrize("text", ["999", "300001", "1e3.5", "abc", "1000.5", "true", "-1000"])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from studio.core.pre_llm_config import (
     DEFAULT_EXECUTION_TIMEOUT_MS,
@@ -10,6 +12,7 @@ from studio.core.pre_llm_config import (
     check_agent_config,
     validate_hook_config,
 )
+from tests.json_strategies import json_values, python_values
 
 
 def hook_errors(hook: object) -> list[tuple[str, str]]:
@@ -74,7 +77,9 @@ class TestScope:
 
 class TestLoops:
     def test_loops_scope_with_names_is_valid(self):
-        assert hook_errors({"source": "a.py", "scope": "loops", "loops": ["researcher", "r-2"]}) == []
+        assert (
+            hook_errors({"source": "a.py", "scope": "loops", "loops": ["researcher", "r-2"]}) == []
+        )
 
     @pytest.mark.parametrize("loops", [None, [], "researcher", {"a": 1}])
     def test_loops_scope_needs_a_non_empty_array(self, loops):
@@ -272,3 +277,20 @@ class TestEffectiveTimeout:
 
     def test_a_document_that_is_not_an_object(self):
         assert [f.pointer for f in check_agent_config([1]).findings] == [""]
+
+
+@given(json_values)
+def test_no_config_check_raises_on_any_json_value(value):
+    check_agent_config(value)
+    check_agent_config({"pre_llm_hook": value, "limits": value})
+    validate_hook_config(value)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["source", "scope", "loops", "include_main", "timeout_ms"]), python_values
+    )
+)
+def test_no_config_check_raises_on_python_values(hook):
+    found = validate_hook_config(hook)
+    assert all(f.message for f in found)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -140,7 +141,7 @@ class TestCheckRequest:
 
 
 class TestCheckAmendment:
-    BASELINE = {
+    BASELINE: ClassVar[dict] = {
         "contributors": ["persona", {"id": "examples", "kind": "droppable"}],
         "tools": ["search", "verify"],
         "model": "standard",
@@ -193,3 +194,14 @@ def test_the_console_script_and_python_dash_m_are_the_same_program():
     via_script = subprocess.run([str(script), "schema"], capture_output=True, text=True, timeout=60)
     assert via_script.returncode == 0
     assert via_script.stdout == run("schema").stdout
+
+
+def test_a_malformed_amendment_document_is_invalid_with_every_finding(tmp_path):
+    doc = {"baseline": {"contributors": [{"kind": "memory"}], "tools": "search"}, "amendment": {}}
+    done = run("check-amendment", write(tmp_path, doc))
+    assert done.returncode == 1, done.stderr
+    result = output(done)
+    assert result["valid"] is False and result["inspection"] is None
+    paths = [d["path"] for d in result["error"]["diagnostics"]]
+    assert "/baseline/contributors/0/id" in paths and "/baseline/tools" in paths
+    assert "Traceback" not in done.stderr
