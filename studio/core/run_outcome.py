@@ -1,0 +1,74 @@
+"""What one run of a hook produced: the result or the turn error, the decision, the output."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from studio.core.turn_error import Contract, HookRef, TurnError
+
+Status = Literal["ok", "not_applied", "turn_error"]
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex
+
+
+class ChainStep(BaseModel):
+    """One hook's turn in a chain run: what it returned, what changed, whether it stopped."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chain: Literal["pre", "post"]
+    position: int
+    hook: str
+    builtin: bool
+    attempt: int = 0
+    returned: Any = None
+    changed: list[str] = Field(default_factory=list)
+    stopped: str | None = None
+    duration_ms: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+
+
+class RunOutcome(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str = Field(default_factory=new_run_id)
+    started_at: float = Field(default_factory=time.time)
+    contract: Contract
+    status: Status
+    sample: str | None = None
+    loop: str | None = None
+    hook: HookRef | None = None
+    duration_ms: float = 0.0
+    input: Any = None
+    result: Any = None
+    inspection: dict[str, Any] = Field(default_factory=dict)
+    effective: dict[str, Any] | None = None
+    turn_error: TurnError | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    warnings: list[dict[str, str]] = Field(default_factory=list)
+    chain: list[ChainStep] = Field(default_factory=list)
+
+    def to_cli_json(self) -> dict[str, Any]:
+        """The ``hook-studio run --json`` object."""
+        return {
+            "status": self.status,
+            "request": self.result,
+            "inspection": self.inspection,
+            "turn_error": self.turn_error.to_json() if self.turn_error else None,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "duration_ms": round(self.duration_ms, 3),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

@@ -1,0 +1,226 @@
+"""The fork server: a small, clean Python process that forks one fresh worker per invocation.
+
+It is started by the engine with a cleaned environment, in the workspace, and imports the worker
+machinery once, so that a worker costs a fork instead of an interpreter start. It never runs user
+code itself: every hook runs in a child created for that one call, which never comes back.
+
+Run as ``python -I -m studio.engine.fork_server FD`` where FD is a datagram socket to the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import selectors
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+from studio.engine import process_control, worker_runtime
+from studio.engine.worker_protocol import MAX_DATAGRAM, WorkerSpec, decode_message, encode_message
+
+# Imported once here so that every worker starts with them already loaded.
+PRELOADED = (
+    "asyncio",
+    "json",
+    "fcntl",
+    "studio.core.json_values",
+    "studio.core.canonical_json",
+)
+
+
+def preload() -> None:
+    import importlib
+
+    for name in PRELOADED:
+        importlib.import_module(name)
+
+
+_SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
+
+
+class _Spare:
+    def __init__(self, pid: int, channel: socket.socket) -> None:
+        self.pid = pid
+        self.channel = channel
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def _wait_as_spare(channel: socket.socket) -> NoReturn:
+    """A spare worker: isolated and idle until its one invocation arrives."""
+    try:
+        worker_runtime.become_spare()
+        data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
+        channel.close()
+        if not data or len(fds) != 4:
+            os._exit(0)
+        spec = WorkerSpec.from_json(decode_message(data))
+    except BaseException:
+        os._exit(0)
+    worker_runtime.enter_worker(spec, fds)
+
+
+class ForkServer:
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.workers: dict[int, str] = {}
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        self.wake_r = wake_r
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(control, selectors.EVENT_READ, self._on_command)
+        self.selector.register(wake_r, selectors.EVENT_READ, self._on_signal)
+        self.spare: _Spare | None = None
+
+    def send(self, message: dict) -> None:
+        with contextlib.suppress(OSError):
+            self.control.send(encode_message(message))
+
+    def serve(self) -> None:
+        self._make_spare()
+        self.send({"event": "ready", "pid": os.getpid()})
+        while True:
+            for key, _ in self.selector.select():
+                if key.data() is False:
+                    return
+
+    def _on_command(self) -> bool:
+        try:
+            data, fds, _, _ = socket.recv_fds(self.control, MAX_DATAGRAM, 8)
+        except (ConnectionError, OSError):
+            return False
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            return False
+        message = decode_message(data)
+        if message.get("op") == "spawn":
+            self._spawn(message, fds)
+        elif message.get("op") == "stop":
+            return False
+        return True
+
+    def _spawn(self, message: dict, fds: list[int]) -> None:
+        invocation = message["id"]
+        try:
+            spec = WorkerSpec.from_json(message["spec"])
+            pid = self._hand_to_spare(message["spec"], fds)
+            if pid is None:
+                pid = self._fork(lambda: worker_runtime.enter_worker(spec, fds))
+        except Exception as exc:
+            self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
+            return
+        finally:
+            for fd in fds:
+                os.close(fd)
+        self.workers[pid] = invocation
+        self.send({"event": "spawned", "id": invocation, "pid": pid})
+        self._make_spare()
+
+    def _fork(self, child: Callable[[], NoReturn]) -> int:
+        pid = os.fork()
+        if pid == 0:
+            self.selector.close()
+            self.control.close()
+            os.close(self.wake_r)
+            if self.spare is not None:
+                self.spare.close()
+            child()
+        return pid
+
+    def _make_spare(self) -> None:
+        """Fork the next worker ahead of its invocation. It is as fresh as one forked on demand:
+        it comes from this server, which never runs user code, and serves exactly one call."""
+        if self.spare is not None:
+            return
+        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
+        try:
+            pid = self._fork(lambda: _wait_as_spare(theirs))
+        except OSError:
+            ours.close()
+            return
+        finally:
+            theirs.close()
+        self.spare = _Spare(pid, ours)
+
+    def _hand_to_spare(self, spec: dict, fds: list[int]) -> int | None:
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return None
+        try:
+            socket.send_fds(spare.channel, [encode_message(spec)], fds)
+        except OSError:
+            process_control.kill_tree(spare.pid)
+            return None
+        finally:
+            spare.close()
+        return spare.pid
+
+    def _on_signal(self) -> bool:
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self.wake_r, 512):
+                pass
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if self.spare is not None and pid == self.spare.pid:
+                self.spare.close()
+                self.spare = None
+            invocation = self.workers.pop(pid, None)
+            if invocation is None:
+                continue
+            self._end_orphans()
+            exit_info: dict = {"event": "exited", "id": invocation, "pid": pid}
+            if os.WIFSIGNALED(status):
+                exit_info["signal"] = signal.Signals(os.WTERMSIG(status)).name
+            else:
+                exit_info["code"] = os.waitstatus_to_exitcode(status)
+            self.send(exit_info)
+        return True
+
+    def _end_orphans(self) -> None:
+        """Whatever a dead worker left behind was adopted here: end all that is not a worker."""
+        me = os.getpid()
+        for _ in range(100):
+            spare = self.spare.pid if self.spare else None
+            strays = [
+                p for p in process_control.children_of(me) if p not in self.workers and p != spare
+            ]
+            if not strays:
+                return
+            for stray in strays:
+                process_control.kill_tree(stray)
+            for stray in strays:
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(stray, 0)
+
+
+def main(argv: list[str]) -> int:
+    sys.dont_write_bytecode = True
+    control = socket.socket(fileno=int(argv[1]))
+    control.setblocking(True)
+    process_control.become_reaper()
+    preload()
+    # Objects made so far are never collected; a worker's collector then leaves their pages
+    # shared instead of copying them on its first pass.
+    gc.collect()
+    gc.freeze()
+    ForkServer(control).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

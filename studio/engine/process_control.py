@@ -1,0 +1,97 @@
+"""Process isolation for workers: own session, limits, and ending every process a worker started.
+
+On Linux a worker is a child subreaper, so whatever it starts stays its descendant even after a
+double fork, and the fork server is one too, so a dead worker's orphans come back to it to be
+ended. Elsewhere the process group is the boundary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import sys
+import time
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+_IS_LINUX = sys.platform.startswith("linux")
+_libc = ctypes.CDLL(None, use_errno=True) if _IS_LINUX else None
+
+
+def _prctl(option: int, value: int) -> None:
+    if _libc is not None:
+        _libc.prctl(option, value, 0, 0, 0)
+
+
+def max_fd() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if soft != resource.RLIM_INFINITY else 65536
+
+
+def become_reaper() -> None:
+    """Adopt the orphans of the processes below this one (the fork server)."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def become_worker() -> None:
+    """A session of its own, death with the fork server, and adoption of its own orphans."""
+    os.setsid()
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def limit_memory(memory_bytes: int) -> None:
+    if memory_bytes > 0:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+def children_of(pid: int) -> list[int]:
+    """Direct children of ``pid`` (Linux); empty where the kernel does not say."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found.extend(int(p) for p in f.read().split())
+        except OSError:
+            continue
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL a worker's process group, and the worker itself if it has no group yet."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def end_descendants(deadline_s: float = 2.0) -> int:
+    """Kill and reap every process this one started, however deep; returns how many."""
+    me = os.getpid()
+    ended = 0
+    limit = time.monotonic() + deadline_s
+    while time.monotonic() < limit:
+        children = children_of(me)
+        if not children:
+            break
+        for child in children:
+            kill_tree(child)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        for child in children:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(child, 0)
+                ended += 1
+    return ended

@@ -1,0 +1,424 @@
+"""The engine's side of the workers: a fork server per workspace, one fresh worker per call.
+
+``WorkerHost.run`` hands a spec and the input to a new worker, captures its stdout and stderr
+(each up to a limit), reads its result frame, and ends it on timeout, cancel or too much output.
+Whatever happens, the worker and everything it started are gone when ``run`` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studio.engine import process_control
+from studio.engine.environment import worker_environment
+from studio.engine.worker_protocol import (
+    MAX_DATAGRAM,
+    WorkerLimits,
+    WorkerSpec,
+    decode_message,
+    encode_message,
+)
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+_SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
+_EXIT_GRACE_S = 5.0
+_EOF_GRACE_S = 2.0
+_START_TIMEOUT_S = 30.0
+
+
+class ForkServerUnavailable(RuntimeError):
+    """The fork server could not be started or ended while a worker was running."""
+
+
+@dataclass
+class WorkerResult:
+    result: bytes = b""
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    exit_code: int | None = None
+    exit_signal: str | None = None
+    ended_by: str | None = None
+    over_limit: str | None = None
+    duration_ms: float = 0.0
+    pid: int | None = None
+    server_lost: bool = False
+
+
+class _Capture:
+    """Reads one pipe without blocking the loop, keeping at most ``limit`` bytes."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        fd: int,
+        limit: int,
+        on_exceeded: Callable[[], None],
+    ) -> None:
+        self.loop = loop
+        self.fd = fd
+        self.limit = limit
+        self.on_exceeded = on_exceeded
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.truncated = False
+        self.done: asyncio.Future[None] = loop.create_future()
+        os.set_blocking(fd, False)
+        loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self.fd, 1 << 18)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.close()
+            return
+        if self.truncated:
+            return
+        room = self.limit - self.size
+        if len(data) > room:
+            self.chunks.append(data[:room])
+            self.size = self.limit
+            self.truncated = True
+            self.on_exceeded()
+        else:
+            self.chunks.append(data)
+            self.size += len(data)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            self.loop.remove_reader(self.fd)
+            os.close(self.fd)
+            self.fd = -1
+        if not self.done.done():
+            self.done.set_result(None)
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+class _Feeder:
+    """Writes the input to the worker without blocking the loop; stops if the worker is gone."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, data: bytes) -> None:
+        self.loop = loop
+        self.fd = fd
+        self.view = memoryview(data)
+        os.set_blocking(fd, False)
+        self._write()
+        if self.fd >= 0:
+            loop.add_writer(fd, self._write)
+
+    def _write(self) -> None:
+        try:
+            while self.view:
+                written = os.write(self.fd, self.view[: 1 << 20])
+                self.view = self.view[written:]
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            self.loop.remove_writer(self.fd)
+            os.close(self.fd)
+            self.fd = -1
+
+
+@dataclass
+class _Pending:
+    spawned: asyncio.Future[int]
+    exited: asyncio.Future[dict[str, Any]]
+    pid: int | None = None
+    kill_when_spawned: bool = False
+
+
+@dataclass
+class WorkerHost:
+    """Owns the fork server of one workspace and runs workers through it."""
+
+    workspace: Path
+    declared_env: Mapping[str, str] = field(default_factory=dict)
+    passed_env: tuple[str, ...] = ()
+    python: str = sys.executable
+
+    def __post_init__(self) -> None:
+        self.workspace = Path(os.path.realpath(self.workspace))
+        self._process: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[int] | None = None
+        self._pending: dict[str, _Pending] = {}
+        self._ids = itertools.count(1)
+        self._start_lock: asyncio.Lock | None = None
+
+    # ---- fork server lifecycle -----------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None and self._pump is not None
+
+    @property
+    def server_pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    async def start(self) -> None:
+        if self._start_lock is None:
+            self._start_lock = asyncio.Lock()
+        async with self._start_lock:
+            if self.running:
+                return
+            await self._stop_server()
+            loop = asyncio.get_running_loop()
+            ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
+            ours.setblocking(False)
+            launcher = (
+                f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+                "from studio.engine.fork_server import main; "
+                f"raise SystemExit(main(['fork_server', '{theirs.fileno()}']))"
+            )
+            env = worker_environment(self.declared_env, self.passed_env)
+            try:
+                self._process = subprocess.Popen(
+                    [self.python, "-I", "-c", launcher],
+                    pass_fds=[theirs.fileno()],
+                    env=env,
+                    cwd=self.workspace,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                ours.close()
+                raise ForkServerUnavailable(f"cannot start the worker fork server: {exc}") from exc
+            finally:
+                theirs.close()
+            self._control = ours
+            self._ready = loop.create_future()
+            self._pump = loop.create_task(self._read_events(ours))
+            try:
+                await asyncio.wait_for(asyncio.shield(self._ready), _START_TIMEOUT_S)
+            except (TimeoutError, ForkServerUnavailable) as exc:
+                await self._stop_server()
+                raise ForkServerUnavailable(f"the worker fork server did not start: {exc}") from exc
+
+    async def _read_events(self, control: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                data = await loop.sock_recv(control, MAX_DATAGRAM)
+                if not data:
+                    break
+                self._on_event(decode_message(data))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        finally:
+            self._on_server_lost()
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("event")
+        if kind == "ready":
+            if self._ready and not self._ready.done():
+                self._ready.set_result(event["pid"])
+            return
+        pending = self._pending.get(event.get("id", ""))
+        if pending is None:
+            return
+        if kind == "spawned":
+            pending.pid = event["pid"]
+            if not pending.spawned.done():
+                pending.spawned.set_result(event["pid"])
+            if pending.kill_when_spawned:
+                process_control.kill_tree(event["pid"])
+        elif kind == "spawn_failed":
+            error = ForkServerUnavailable(
+                f"the fork server could not start a worker: {event['error']}"
+            )
+            for future in (pending.spawned, pending.exited):
+                if not future.done():
+                    future.set_exception(error)
+        elif kind == "exited" and not pending.exited.done():
+            pending.exited.set_result(event)
+
+    def _on_server_lost(self) -> None:
+        lost = ForkServerUnavailable("the worker fork server ended")
+        if self._ready and not self._ready.done():
+            self._ready.set_exception(lost)
+        for pending in self._pending.values():
+            if pending.pid is not None:
+                process_control.kill_tree(pending.pid)
+            for future in (pending.spawned, pending.exited):
+                if not future.done():
+                    future.set_exception(lost)
+                    future.exception()
+        self._pump = None
+
+    async def _stop_server(self) -> None:
+        process, control, pump = self._process, self._control, self._pump
+        self._process, self._control, self._pump = None, None, None
+        if control is not None:
+            with contextlib.suppress(OSError):
+                control.send(encode_message({"op": "stop"}))
+            control.close()
+        if pump is not None:
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+        if process is not None:
+            try:
+                await asyncio.wait_for(asyncio.to_thread(process.wait), 2.0)
+            except TimeoutError:
+                process.kill()
+                await asyncio.to_thread(process.wait)
+
+    async def close(self) -> None:
+        for pending in list(self._pending.values()):
+            if pending.pid is not None:
+                process_control.kill_tree(pending.pid)
+        if self._start_lock is None:
+            await self._stop_server()
+            return
+        async with self._start_lock:
+            await self._stop_server()
+
+    # ---- one invocation ------------------------------------------------------------------
+    async def run(
+        self,
+        spec: WorkerSpec,
+        input_data: bytes,
+        *,
+        timeout_s: float,
+        limits: WorkerLimits | None = None,
+    ) -> WorkerResult:
+        """Run one worker to its end. Cancelling the awaiting task ends the worker at once."""
+        limits = limits or WorkerLimits()
+        if not self.running:
+            await self.start()
+        loop = asyncio.get_running_loop()
+        invocation = f"w{next(self._ids)}"
+        pending = _Pending(loop.create_future(), loop.create_future())
+        self._pending[invocation] = pending
+        outcome = WorkerResult()
+
+        def end(reason: str) -> None:
+            if outcome.ended_by is None:
+                outcome.ended_by = reason
+            if pending.pid is None:
+                pending.kill_when_spawned = True
+            else:
+                process_control.kill_tree(pending.pid)
+
+        def over(stream: str) -> Callable[[], None]:
+            def exceeded() -> None:
+                outcome.over_limit = outcome.over_limit or stream
+                end("output_limit")
+
+            return exceeded
+
+        in_r, in_w = os.pipe2(os.O_CLOEXEC)
+        res_r, res_w = os.pipe2(os.O_CLOEXEC)
+        out_r, out_w = os.pipe2(os.O_CLOEXEC)
+        err_r, err_w = os.pipe2(os.O_CLOEXEC)
+        theirs = [in_r, res_w, out_w, err_w]
+        message = encode_message(
+            {
+                "op": "spawn",
+                "id": invocation,
+                "spec": {**spec.to_json(), "memory_bytes": limits.memory_bytes},
+            }
+        )
+        started = time.perf_counter()
+        try:
+            await self._send_with_fds(message, theirs)
+        except BaseException:
+            for fd in (in_w, res_r, out_r, err_r):
+                os.close(fd)
+            self._pending.pop(invocation, None)
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        feeder = _Feeder(loop, in_w, input_data)
+        result = _Capture(loop, res_r, limits.result_bytes, over("result"))
+        stdout = _Capture(loop, out_r, limits.output_bytes, over("stdout"))
+        stderr = _Capture(loop, err_r, limits.output_bytes, over("stderr"))
+        captures = (result, stdout, stderr)
+        try:
+            try:
+                exit_event = await asyncio.wait_for(asyncio.shield(pending.exited), timeout_s)
+            except TimeoutError:
+                end("timeout")
+                exit_event = await self._await_exit(pending)
+            except asyncio.CancelledError:
+                end("cancelled")
+                with contextlib.suppress(BaseException):
+                    await self._await_exit(pending)
+                raise
+            except ForkServerUnavailable:
+                outcome.server_lost = True
+                exit_event = {}
+            outcome.duration_ms = (time.perf_counter() - started) * 1000
+            outcome.pid = pending.pid
+            outcome.exit_code = exit_event.get("code")
+            outcome.exit_signal = exit_event.get("signal")
+            waiting = [c.done for c in captures]
+            _, late = await asyncio.wait(waiting, timeout=_EOF_GRACE_S)
+            if late and pending.pid is not None:
+                # Something still holds a pipe open; the worker's group is ended regardless.
+                process_control.kill_tree(pending.pid)
+        finally:
+            feeder.close()
+            for capture in captures:
+                capture.close()
+            self._pending.pop(invocation, None)
+        outcome.result = result.data
+        outcome.stdout = stdout.data
+        outcome.stderr = stderr.data
+        outcome.stdout_truncated = stdout.truncated
+        outcome.stderr_truncated = stderr.truncated
+        return outcome
+
+    async def _await_exit(self, pending: _Pending) -> dict[str, Any]:
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.exited), _EXIT_GRACE_S)
+        except TimeoutError:
+            # The fork server has not reported the worker: end it again and stop waiting.
+            if pending.pid is not None:
+                process_control.kill_tree(pending.pid)
+            return {}
+
+    async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
+        control = self._control
+        if control is None:
+            raise ForkServerUnavailable("the worker fork server is not running")
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                socket.send_fds(control, [message], fds)
+                return
+            except BlockingIOError:
+                writable = loop.create_future()
+                loop.add_writer(control.fileno(), writable.set_result, None)
+                try:
+                    await writable
+                finally:
+                    loop.remove_writer(control.fileno())
+            except OSError as exc:
+                raise ForkServerUnavailable(f"the worker fork server is gone: {exc}") from exc

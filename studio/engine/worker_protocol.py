@@ -1,0 +1,81 @@
+"""What passes between the engine, the fork server and a worker: specs, events and result frames.
+
+The result travels on a channel of its own, framed so that anything else written to it (a hook
+scribbling on the descriptor) is detected instead of being taken for a result.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+FRAME_MAGIC = b"HSR1"
+_LENGTH = struct.Struct(">Q")
+HEADER_SIZE = len(FRAME_MAGIC) + _LENGTH.size
+MAX_DATAGRAM = 60_000
+
+DEFAULT_MEMORY_BYTES = 1 << 30
+DEFAULT_OUTPUT_BYTES = 1 << 20
+DEFAULT_RESULT_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
+    output_bytes: int = DEFAULT_OUTPUT_BYTES
+    result_bytes: int = DEFAULT_RESULT_BYTES
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """One invocation: which function of which file, under which contract and limits."""
+
+    contract: str
+    source_path: str
+    function: str
+    workspace: str
+    source: str = ""
+    memory_bytes: int = DEFAULT_MEMORY_BYTES
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> WorkerSpec:
+        return cls(**value)
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    data = json.dumps(message, separators=(",", ":")).encode()
+    if len(data) > MAX_DATAGRAM:
+        raise ValueError(f"control message of {len(data)} bytes is too large")
+    return data
+
+
+def decode_message(data: bytes) -> dict[str, Any]:
+    return json.loads(data)
+
+
+def frame(payload: bytes) -> bytes:
+    return FRAME_MAGIC + _LENGTH.pack(len(payload)) + payload
+
+
+class CorruptFrame(ValueError):
+    """The result channel held bytes that are not one well-formed frame."""
+
+
+def unframe(data: bytes) -> bytes | None:
+    """The payload of a result channel's content; None when nothing was written."""
+    if not data:
+        return None
+    if len(data) < HEADER_SIZE or not data.startswith(FRAME_MAGIC):
+        raise CorruptFrame(f"{len(data)} bytes that do not start with a result frame")
+    (length,) = _LENGTH.unpack_from(data, len(FRAME_MAGIC))
+    if len(data) != HEADER_SIZE + length:
+        raise CorruptFrame(
+            f"a frame announcing {length} bytes but carrying {len(data) - HEADER_SIZE}"
+        )
+    return data[HEADER_SIZE:]

@@ -1,0 +1,398 @@
+"""What runs inside a freshly forked worker: load the hook, call it once, send the result, exit.
+
+A worker is created for one invocation and never returns to the fork server. Its output goes to
+the pipes it was handed; its result goes to the result channel as one frame; then it ends every
+process it started and exits without running any cleanup that belongs to the fork server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import inspect
+import json
+import linecache
+import os
+import signal
+import sys
+import threading
+import traceback
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any, NoReturn
+
+from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
+from studio.engine import process_control
+from studio.engine.worker_protocol import WorkerSpec, frame
+
+INPUT_FD = 3
+RESULT_FD = 4
+
+
+class HookFailure(Exception):
+    """A failure the worker reports with its own kind (not a plain exception of the hook)."""
+
+    def __init__(self, kind: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.details = details
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class _Worker:
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.spec = spec
+        self.workspace = Path(spec.workspace)
+        self.nested_failures: list[str] = []
+        self.extra: dict[str, Any] = {}
+
+    # ---- loading -------------------------------------------------------------------------
+    def load(self, path: Path, label: str) -> ModuleType:
+        if not path.is_file():
+            raise HookFailure("source_missing", f"{label}: no such file in the workspace")
+        name = "hook_" + "".join(c if c.isalnum() else "_" for c in path.stem)
+        # compile and exec directly: the import system's first use costs more than the hook.
+        module = ModuleType(name)
+        module.__file__ = str(path)
+        if self.spec.contract == "pre_llm":
+            module.adf = _Adf(self)  # type: ignore[attr-defined]
+        sys.modules[name] = module
+        try:
+            code = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+            exec(code, module.__dict__)
+        except SyntaxError as exc:
+            where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+            raise HookFailure(
+                "load_failed",
+                f"{label} has a syntax error at {where}: {exc.msg}",
+                frames=[
+                    {
+                        "file": self.relative(path),
+                        "line": exc.lineno or 0,
+                        "function": "<module>",
+                        "code": (exc.text or "").strip() or None,
+                    }
+                ],
+            ) from None
+        except BaseException as exc:
+            raise HookFailure(
+                "load_failed",
+                f"loading {label} raised {type(exc).__name__}: {exc}",
+                frames=self.frames(exc.__traceback__),
+                exception=type(exc).__name__,
+            ) from None
+        return module
+
+    def function(self, module: ModuleType, name: str, label: str) -> Any:
+        fn = getattr(module, name, None)
+        if not callable(fn):
+            found = sorted(
+                n
+                for n, v in vars(module).items()
+                if inspect.isfunction(v)
+                and v.__module__ == module.__name__
+                and not n.startswith("_")
+            )
+            listing = ", ".join(found) if found else "none"
+            what = "is not a function" if fn is not None else "is not defined"
+            raise HookFailure(
+                "function_missing",
+                f"`{name}` {what} in {label} (top-level functions: {listing})",
+                available=found,
+            )
+        return fn
+
+    # ---- calling --------------------------------------------------------------------------
+    def call(self, fn: Any, argument: Any) -> Any:
+        value = fn(argument)
+        if inspect.isawaitable(value):
+            value = asyncio.run(_awaited(value))
+        return value
+
+    def relative(self, filename: str | Path) -> str:
+        try:
+            return str(
+                Path(os.path.realpath(filename)).relative_to(os.path.realpath(self.workspace))
+            )
+        except ValueError:
+            return str(filename)
+
+    def frames(self, tb: TracebackType | None) -> list[dict[str, Any]]:
+        """The frames of a traceback that are in the user's own files."""
+        root = os.path.realpath(self.workspace) + os.sep
+        frames = []
+        for summary in traceback.extract_tb(tb):
+            real = os.path.realpath(summary.filename)
+            if real.startswith(root):
+                code = summary.line or linecache.getline(summary.filename, summary.lineno or 0)
+                frames.append(
+                    {
+                        "file": self.relative(real),
+                        "line": summary.lineno or 0,
+                        "function": summary.name,
+                        "code": code.strip() or None,
+                    }
+                )
+        return frames
+
+    def run(self, argument: Any) -> Any:
+        spec = self.spec
+        try:
+            path = resolve_source_path(
+                self.workspace, parse_source_ref(spec.source or spec.source_path).path
+            )
+        except SourceOutsideWorkspace as exc:
+            raise HookFailure("source_outside_workspace", str(exc)) from None
+        label = self.relative(path)
+        module = self.load(path, label)
+        fn = self.function(module, spec.function, label)
+        return self.call(fn, argument)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+class _Adf:
+    """The ``adf`` global of a pre-LLM hook's module: the nested-lambda bridge."""
+
+    def __init__(self, worker: _Worker) -> None:
+        self._worker = worker
+
+    def sys_lambda(self, source: str | None = None, args: Any = None, **unexpected: Any) -> Any:
+        from studio.engine.hook_api import SysLambdaError
+
+        worker = self._worker
+        if unexpected:
+            raise TypeError(f"adf.sys_lambda() got unexpected arguments: {', '.join(unexpected)}")
+        if not worker.spec.options.get("sys_lambda"):
+            message = (
+                "adf.sys_lambda is not enabled for this agent; set code_execution.sys_lambda to "
+                "true in agent.json to allow nested lambdas"
+            )
+            worker.nested_failures.append(message)
+            raise SysLambdaError(message)
+        if not isinstance(source, str) or not source.strip():
+            message = "adf.sys_lambda needs source='path[:function]'"
+            worker.nested_failures.append(message)
+            raise SysLambdaError(message)
+        ref = parse_source_ref(source.strip())
+        try:
+            copied = json.loads(json.dumps(args, allow_nan=False))
+            path = resolve_source_path(worker.workspace, ref.path)
+            label = worker.relative(path)
+            module = worker.load(path, label)
+            fn = worker.function(module, ref.function, label)
+            value = _call_isolated_loop(fn, copied)
+            return json.loads(json.dumps(value, allow_nan=False))
+        except BaseException as exc:
+            message = _nested_message(source, exc)
+            worker.nested_failures.append(message)
+            raise SysLambdaError(message) from exc
+
+
+def _call_isolated_loop(fn: Any, argument: Any) -> Any:
+    value = fn(argument)
+    if not inspect.isawaitable(value):
+        return value
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(value))
+    # Called from an async hook: the nested coroutine gets a loop of its own on another thread.
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_awaited(value))
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _nested_message(source: str, exc: BaseException) -> str:
+    if isinstance(exc, HookFailure):
+        return f"nested lambda {source}: {exc.message}"
+    if isinstance(exc, SourceOutsideWorkspace):
+        return f"nested lambda {source}: {exc}"
+    if isinstance(exc, TypeError | ValueError) and "JSON" in str(exc):
+        return f"nested lambda {source} passed or returned a value that is not JSON: {exc}"
+    return f"nested lambda {source} raised {type(exc).__name__}: {exc}"
+
+
+def _argument(spec: WorkerSpec, payload: Any) -> Any:
+    if spec.contract == "step":
+        from studio.engine.hook_api import step_context_for_worker
+
+        return step_context_for_worker(payload)
+    return payload
+
+
+def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
+    head = json.dumps(envelope_head, separators=(",", ":"), default=str).encode()
+    if value_json is None:
+        return head
+    return head[:-1] + b',"value":' + value_json + b"}"
+
+
+def _serialise_result(value: Any) -> bytes:
+    try:
+        return json.dumps(
+            value, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+        ).encode()
+    except (TypeError, ValueError, RecursionError, OverflowError):
+        from studio.core.json_values import json_problem
+
+        problem = json_problem(value)
+        raise HookFailure(
+            "invalid_result",
+            f"the hook returned a value that is not JSON: {problem[1] if problem else 'unknown'}",
+            path=list(problem[0]) if problem else [],
+        ) from None
+
+
+def run_worker(spec: WorkerSpec) -> NoReturn:
+    """The whole life of a worker after the fork. Never returns."""
+    worker = _Worker(spec)
+    status = 0
+    try:
+        payload = json.loads(_read_all(INPUT_FD))
+        os.close(INPUT_FD)
+        argument = _argument(spec, payload)
+        try:
+            value = worker.run(argument)
+        finally:
+            worker.extra.update(_extra(argument))
+        if worker.nested_failures:
+            raise HookFailure("nested_lambda_failed", worker.nested_failures[0])
+        value_json = _serialise_result(value)
+        envelope = _finish({"status": "ok", "extra": worker.extra}, value_json)
+    except HookFailure as failure:
+        envelope = _finish(
+            {
+                "status": "error",
+                "kind": failure.kind,
+                "message": failure.message,
+                "details": failure.details,
+                "extra": worker.extra,
+            },
+            None,
+        )
+    except SystemExit as exc:
+        envelope = _finish(
+            {
+                "status": "error",
+                "kind": "worker_crashed",
+                "message": f"`{spec.function}` called sys.exit({exc.code!r}) before returning",
+                "details": {"frames": worker.frames(exc.__traceback__)},
+                "extra": worker.extra,
+            },
+            None,
+        )
+        status = 0
+    except BaseException as exc:
+        kind = "memory_limit" if isinstance(exc, MemoryError) else "exception"
+        if worker.nested_failures:
+            kind = "nested_lambda_failed"
+        frames = worker.frames(exc.__traceback__)
+        envelope = _finish(
+            {
+                "status": "error",
+                "kind": kind,
+                "message": _exception_message(spec.function, exc, frames),
+                "details": {
+                    "frames": frames,
+                    "exception": type(exc).__name__,
+                    "nested": worker.nested_failures,
+                },
+                "extra": worker.extra,
+            },
+            None,
+        )
+    _send_and_exit(envelope, status)
+
+
+def _extra(argument: Any) -> dict[str, Any]:
+    reads = getattr(getattr(argument, "resources", None), "reads", None)
+    return {"reads": reads()} if callable(reads) else {}
+
+
+def _exception_message(function: str, exc: BaseException, frames: list[dict[str, Any]]) -> str:
+    text = str(exc) if not isinstance(exc, RecursionError) else "maximum recursion depth exceeded"
+    if isinstance(exc, MemoryError):
+        text = text or "the worker's memory limit was reached"
+    where = f" at {frames[-1]['file']}:{frames[-1]['line']}" if frames else ""
+    return f"`{function}` raised {type(exc).__name__}{': ' + text if text else ''}{where}"
+
+
+def _send_and_exit(envelope: bytes, status: int) -> NoReturn:
+    try:
+        _write_all(RESULT_FD, frame(envelope))
+        os.close(RESULT_FD)
+    except OSError:
+        status = 70
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    process_control.end_descendants()
+    os._exit(status)
+
+
+def _line_buffered(fd: int) -> Any:
+    return open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+
+
+def become_spare() -> None:
+    """Everything that does not depend on the invocation, done before one arrives."""
+    process_control.become_worker()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def enter_worker(spec: WorkerSpec, fds: list[int]) -> NoReturn:
+    """Called in a spare worker once its invocation arrives: limits, descriptors, then run."""
+    try:
+        process_control.limit_memory(spec.memory_bytes)
+        # Move the handed descriptors out of the way first, so wiring one cannot clobber another.
+        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds]
+        input_fd, result_fd, out_fd, err_fd = moved
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        os.dup2(input_fd, INPUT_FD)
+        os.dup2(result_fd, RESULT_FD)
+        os.closerange(RESULT_FD + 1, process_control.max_fd())
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdout = _line_buffered(1)
+        sys.stderr = _line_buffered(2)
+        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.path.insert(0, spec.workspace)
+    except BaseException:
+        with contextlib.suppress(BaseException):
+            os.write(2, traceback.format_exc().encode())
+        os._exit(71)
+    run_worker(spec)
