@@ -88,10 +88,24 @@ class ForkServer:
     def serve(self) -> None:
         self._make_spare()
         self.send({"event": "ready", "pid": os.getpid()})
-        while True:
-            for key, _ in self.selector.select():
-                if key.data() is False:
-                    return
+        try:
+            while True:
+                for key, _ in self.selector.select():
+                    if key.data() is False:
+                        return
+        finally:
+            self._shut_down()
+
+    def _shut_down(self) -> None:
+        """End the spare, any worker still running and whatever they left, then go."""
+        if self.spare is not None:
+            process_control.kill_tree(self.spare.pid)
+            self.spare.close()
+            self.spare = None
+        for pid in list(self.workers):
+            process_control.kill_tree(pid)
+        self.workers.clear()
+        self._end_orphans()
 
     def _on_command(self) -> bool:
         try:

@@ -1,0 +1,144 @@
+"""Reading what a worker left: its returned value, or the turn error that says why there is none."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.core.findings import pointer
+from studio.core.turn_error import ExitStatus, Frame, HookRef, TurnError, turn_error
+from studio.engine.worker_host import WorkerResult
+from studio.engine.worker_protocol import CorruptFrame, unframe
+
+STDERR_TAIL_CHARS = 4000
+
+
+def text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _size(limit: int) -> str:
+    if limit >= 1 << 20 and limit % (1 << 20) == 0:
+        return f"{limit >> 20} MiB"
+    if limit >= 1 << 10 and limit % (1 << 10) == 0:
+        return f"{limit >> 10} KiB"
+    return f"{limit} bytes"
+
+
+@dataclass
+class WorkerReading:
+    """A worker's value (when it returned one) or its turn error, with its output as text."""
+
+    value: Any = None
+    error: TurnError | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    duration_ms: float = 0.0
+
+
+def read_worker(
+    result: WorkerResult,
+    *,
+    hook: HookRef,
+    loop: str | None,
+    timeout_ms: float,
+    output_limit: int,
+    result_limit: int,
+) -> WorkerReading:
+    reading = WorkerReading(
+        stdout=text(result.stdout),
+        stderr=text(result.stderr),
+        stdout_truncated=result.stdout_truncated,
+        stderr_truncated=result.stderr_truncated,
+        duration_ms=result.duration_ms,
+    )
+    exit_status = (
+        ExitStatus(code=result.exit_code, signal=result.exit_signal)
+        if result.exit_code is not None or result.exit_signal is not None
+        else None
+    )
+    common: dict[str, Any] = {
+        "hook": hook,
+        "loop": loop,
+        "duration_ms": round(result.duration_ms, 3),
+        "exit": exit_status,
+        "stderr_tail": reading.stderr[-STDERR_TAIL_CHARS:],
+    }
+    fn = f"`{hook.function}`"
+
+    if result.ended_by == "timeout":
+        reading.error = turn_error(
+            "timeout", f"{fn} did not return within {timeout_ms:g} ms and was stopped", **common
+        )
+        return reading
+    if result.ended_by == "cancelled":
+        reading.error = turn_error("cancelled", f"the run of {fn} was cancelled", **common)
+        return reading
+    if result.ended_by == "output_limit":
+        stream = result.over_limit or "output"
+        limit = result_limit if stream == "result" else output_limit
+        reading.error = turn_error(
+            "output_limit",
+            f"{fn} wrote more than {_size(limit)} to its {stream}; the worker was stopped",
+            details={"stream": stream, "limit_bytes": limit},
+            **common,
+        )
+        return reading
+    if result.server_lost:
+        reading.error = turn_error(
+            "worker_crashed", f"the worker running {fn} was lost with its fork server", **common
+        )
+        return reading
+
+    try:
+        payload = unframe(result.result)
+    except CorruptFrame as exc:
+        reading.error = turn_error(
+            "channel_corrupted",
+            f"the result channel of {fn} held {exc}: something other than the studio wrote to it",
+            **common,
+        )
+        return reading
+    if payload is None:
+        reading.error = turn_error("worker_crashed", _ended_early(fn, result), **common)
+        return reading
+    try:
+        envelope = json.loads(payload)
+        status = envelope["status"]
+    except (ValueError, KeyError, TypeError):
+        reading.error = turn_error(
+            "channel_corrupted", f"the result frame of {fn} is not readable", **common
+        )
+        return reading
+    reading.extra = envelope.get("extra") or {}
+    if status == "ok":
+        reading.value = envelope.get("value")
+        return reading
+    details = envelope.get("details") or {}
+    frames = [Frame(**f) for f in details.pop("frames", []) or []]
+    path = details.pop("path", None)
+    reading.error = turn_error(
+        envelope.get("kind", "exception"),
+        envelope.get("message", "the hook failed"),
+        traceback=frames,
+        path=pointer(path) if isinstance(path, list) else None,
+        details={k: v for k, v in details.items() if v},
+        **common,
+    )
+    return reading
+
+
+def _ended_early(fn: str, result: WorkerResult) -> str:
+    if result.exit_signal:
+        what = {
+            "SIGSEGV": "crashed with a segmentation fault (SIGSEGV)",
+            "SIGKILL": "was killed (SIGKILL)",
+            "SIGABRT": "aborted (SIGABRT)",
+            "SIGBUS": "crashed with a bus error (SIGBUS)",
+        }.get(result.exit_signal, f"was ended by {result.exit_signal}")
+        return f"the worker running {fn} {what} before returning a result"
+    return f"the worker running {fn} exited with code {result.exit_code} before returning a result"

@@ -1,0 +1,223 @@
+"""Every way a hook can misbehave ends in the right turn error, with no process left behind and
+the engine still serving the next run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.engine.conftest import REQUEST, LiveRunner, live_descendants
+
+HOSTILE = Path(__file__).with_name("hostile_hooks.py")
+
+
+@pytest.fixture
+def hostile(workspace, runner) -> LiveRunner:
+    shutil.copy(HOSTILE, workspace.root / "lib" / "hostile.py")
+    return runner
+
+
+def run_hostile(runner: LiveRunner, function: str):
+    outcome = runner.run(hook=f"lib/hostile.py:{function}")
+    # The engine still serves the next run, on the same fork server.
+    follow_up = runner.run()
+    assert follow_up.status == "ok", follow_up.turn_error
+    return outcome
+
+
+def error_of(outcome):
+    assert outcome.status == "turn_error", outcome
+    assert outcome.result is None
+    return outcome.turn_error
+
+
+def assert_all_dead(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        assert state == "Z", f"process {pid} is still running (state {state})"
+
+
+@pytest.mark.parametrize(
+    ("function", "kind", "reason"),
+    [
+        ("infinite_loop", "timeout", "timeout"),
+        ("sleep_past_timeout", "timeout", "timeout"),
+        ("print_100_mb", "output_limit", "callback"),
+        ("garbage_on_result_channel", "channel_corrupted", "callback"),
+        ("exit_zero", "worker_crashed", "callback"),
+        ("hard_exit_one", "worker_crashed", "callback"),
+        ("segfault", "worker_crashed", "callback"),
+        ("allocate_4_gb", "memory_limit", "callback"),
+        ("return_nan", "invalid_result", "callback"),
+        ("return_set", "invalid_result", "callback"),
+        ("return_json_string", "invalid_result", "callback"),
+        ("return_none", "invalid_result", "callback"),
+        ("deep_recursion", "exception", "callback"),
+        ("no_such_function", "function_missing", "callback"),
+    ],
+)
+def test_each_hostile_hook_fails_closed_with_its_kind(hostile, function, kind, reason):
+    error = error_of(run_hostile(hostile, function))
+    assert (error.kind, error.reason) == (kind, reason)
+    assert error.label == "Turn error"
+    assert error.hook is not None and error.hook.function == function
+    assert error.message
+
+
+def test_timeouts_end_within_the_limit_plus_two_seconds(hostile):
+    started = time.perf_counter()
+    error = error_of(hostile.run(hook="lib/hostile.py:infinite_loop"))
+    assert error.kind == "timeout"
+    assert time.perf_counter() - started < 1.0 + 2.0
+    assert error.exit is not None and error.exit.signal == "SIGKILL"
+
+
+def test_printed_output_is_kept_up_to_the_limit_and_marked(hostile):
+    outcome = hostile.run(hook="lib/hostile.py:print_100_mb")
+    assert outcome.stdout_truncated
+    assert len(outcome.stdout.encode()) == 1 << 20
+    assert error_of(outcome).details["stream"] == "stdout"
+
+
+def test_exit_codes_and_signals_are_reported(hostile):
+    assert error_of(run_hostile(hostile, "segfault")).exit.signal == "SIGSEGV"
+    hard = run_hostile(hostile, "hard_exit_one")
+    assert error_of(hard).exit.code == 1
+    assert hard.stdout == "about to leave\n"
+    assert "sys.exit(0)" in error_of(run_hostile(hostile, "exit_zero")).message
+
+
+def test_invalid_results_name_the_offending_path(hostile):
+    assert error_of(run_hostile(hostile, "return_nan")).path == "/options/temperature"
+    assert error_of(run_hostile(hostile, "return_set")).path == "/tools"
+    assert "no JSON request" in error_of(run_hostile(hostile, "return_none")).message
+
+
+def test_deep_recursion_points_at_the_users_frame(hostile):
+    error = error_of(run_hostile(hostile, "deep_recursion"))
+    assert "RecursionError" in error.message
+    assert error.traceback and error.traceback[-1].file == "lib/hostile.py"
+    assert error.traceback[-1].function == "down"
+
+
+@pytest.mark.parametrize("then", ["children_then_return", "children_then_hang"])
+def test_children_and_a_daemonised_grandchild_are_all_ended(hostile, workspace, then):
+    outcome = run_hostile(hostile, then)
+    if then == "children_then_hang":
+        assert error_of(outcome).kind == "timeout"
+    else:
+        assert outcome.status == "ok"
+    pids = json.loads((workspace.root / "pids.json").read_text())
+    assert len(pids) == 51
+    assert_all_dead(pids)
+
+
+def test_a_syntax_error_is_a_load_failure_at_its_line(workspace, runner):
+    (workspace.root / "lib" / "broken.py").write_text("def transform(payload):\n    return (\n")
+    error = error_of(runner.run(hook="lib/broken.py:transform"))
+    assert error.kind == "load_failed"
+    assert "syntax error" in error.message
+    assert error.traceback[0].file == "lib/broken.py"
+
+
+def test_an_import_error_is_a_load_failure(workspace, runner):
+    (workspace.root / "lib" / "needs.py").write_text("import not_a_module_anywhere\n")
+    error = error_of(runner.run(hook="lib/needs.py:transform"))
+    assert error.kind == "load_failed"
+    assert "not_a_module_anywhere" in error.message
+
+
+def test_a_missing_source_file(runner):
+    assert error_of(runner.run(hook="lib/absent.py")).kind == "source_missing"
+
+
+def test_a_source_through_dot_dot_is_refused_before_anything_runs(workspace, runner, tmp_path):
+    (tmp_path / "outside.py").write_text("def main(p):\n    open('ran', 'w')\n")
+    error = error_of(runner.run(hook="../outside.py"))
+    assert error.kind == "source_outside_workspace"
+    assert not (workspace.root / "ran").exists()
+
+
+def test_a_source_through_a_symlink_is_refused(workspace, runner, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "evil.py").write_text("def main(p):\n    open('ran', 'w')\n")
+    os.symlink(outside, workspace.root / "linked")
+    error = error_of(runner.run(hook="linked/evil.py"))
+    assert error.kind == "source_outside_workspace"
+    assert not (workspace.root / "ran").exists()
+
+
+def test_a_secret_of_the_studios_environment_never_reaches_a_hook(workspace, monkeypatch):
+    monkeypatch.setenv("HOOKSTUDIO_TEST_SECRET", "s3cret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "also-secret")
+    shutil.copy(HOSTILE, workspace.root / "lib" / "hostile.py")
+    live = LiveRunner(workspace)
+    try:
+        outcome = live.run(hook="lib/hostile.py:read_secret")
+    finally:
+        live.close()
+    assert outcome.status == "ok", outcome.turn_error
+    seen = json.loads(outcome.result["system"])
+    assert seen["secret"] == "absent"
+    allowed = {"PATH", "HOME", "LANG", "TZ", "TMPDIR", "WORKSPACE_VAR"}
+    assert all(n in allowed or n.startswith("LC_") for n in seen["names"]), seen["names"]
+    assert "WORKSPACE_VAR" in seen["names"]
+
+
+def test_cancel_in_the_middle_of_a_run_is_immediate(hostile, workspace):
+    marker = workspace.root / "started"
+    handle = None
+
+    async def go():
+        nonlocal handle
+        handle = hostile.runner.start("basic", hook="lib/hostile.py:touch_then_hang")
+        while not marker.exists():
+            await asyncio.sleep(0.01)
+        started = time.perf_counter()
+        handle.cancel()
+        outcome = await handle.outcome()
+        return outcome, time.perf_counter() - started
+
+    import asyncio
+
+    outcome, took = hostile.call(go())
+    error = error_of(outcome)
+    assert (error.kind, error.reason) == ("cancelled", "aborted")
+    assert took < 1.0
+    assert hostile.run().status == "ok"
+
+
+def test_a_hook_that_kills_the_fork_server_fails_and_the_next_run_still_works(hostile):
+    error = error_of(hostile.run(hook="lib/hostile.py:kill_the_fork_server"))
+    assert error.kind == "worker_crashed"
+    assert hostile.run().status == "ok"
+
+
+def test_two_hundred_runs_leak_no_descriptor_and_no_process(runner):
+    runner.run()
+    fds_before = len(os.listdir("/proc/self/fd"))
+    processes_before = live_descendants(os.getpid())
+    threads_before = threading.active_count()
+    for _ in range(200):
+        assert runner.run().status == "ok"
+    assert len(os.listdir("/proc/self/fd")) == fds_before
+    # The fork server and its one spare; the spare is a new process after every run.
+    assert len(live_descendants(os.getpid())) == len(processes_before) == 2
+    assert threading.active_count() == threads_before
+
+
+def test_an_async_hook(hostile):
+    outcome = hostile.run(hook="lib/hostile.py:async_ok")
+    assert outcome.status == "ok"
+    assert outcome.result == REQUEST
