@@ -10,7 +10,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from studio.core.findings import errors
+from studio.core.chain_run import (
+    ChainHookRef,
+    UserHookReply,
+    parse_chain_config,
+    parse_chain_sample,
+    run_chain,
+)
+from studio.core.findings import Finding, errors
 from studio.core.pre_llm_config import MAIN, check_agent_config
 from studio.core.pre_llm_decision import pre_llm_decision
 from studio.core.pre_llm_request import presented_not_enabled, validate_request
@@ -21,6 +28,14 @@ from studio.core.source_ref import (
     parse_source_ref,
     resolve_source_path,
 )
+from studio.core.step_run import (
+    RESOURCE_READ_REASONS,
+    decide_step,
+    preparation_failure,
+    resource_read_failure,
+    step_timeout_ms,
+)
+from studio.core.step_sample import parse_step_sample, step_context, step_worker_payload
 from studio.core.turn_error import Contract, HookRef, TurnError, turn_error
 from studio.core.workspace import Sample, StudioSettings, Workspace, WorkspaceFileError
 from studio.engine.worker_host import WorkerHost
@@ -147,7 +162,8 @@ class Runner:
                     contract=sample.contract,
                     status="turn_error",
                     sample=sample.name,
-                    loop=loop,
+                    loop=failed.error.loop or loop,
+                    hook=failed.error.hook,
                     turn_error=failed.error,
                     input=sample.document,
                 )
@@ -159,16 +175,16 @@ class Runner:
     async def _run_sample(self, sample: Sample, loop: str | None, hook: str | None) -> RunOutcome:
         if sample.contract == "pre_llm":
             return await self._run_pre_llm(sample, loop, hook)
-        raise RunFailed(
-            turn_error("sample_invalid", f"samples of contract '{sample.contract}' cannot run yet")
-        )
+        if sample.contract == "step":
+            return await self._run_step(sample, hook)
+        return await self._run_chain(sample, hook)
 
     # ---- shared ----------------------------------------------------------------------------
     def _resolve(
         self, source: str, contract: Contract, loop: str | None
     ) -> tuple[SourceRef, HookRef]:
         ref = parse_source_ref(source.strip())
-        hook = HookRef(source=source.strip(), function=ref.function, contract=contract)
+        hook = HookRef(source=ref.path, function=ref.function, contract=contract)
         try:
             path = resolve_source_path(self.workspace.root, ref.path)
         except SourceOutsideWorkspace as exc:
@@ -248,6 +264,127 @@ class Runner:
             timeout_ms=timeout_ms,
             output_limit=limits.output_bytes,
             result_limit=limits.result_bytes,
+        )
+
+    # ---- step preparation -------------------------------------------------------------------
+    async def _run_step(self, sample: Sample, source: str | None) -> RunOutcome:
+        settings = self._settings()
+        parsed = parse_step_sample(sample.document)
+        if isinstance(parsed, list):
+            raise _sample_findings_error(sample, parsed)
+        chosen = source or (settings.step.source if settings.step else None)
+        if not chosen:
+            raise RunFailed(
+                turn_error(
+                    "config_invalid",
+                    "no step-preparation hook: set step.source in hookstudio.json or pass --hook",
+                    path="/step/source",
+                )
+            )
+        ref, hook = self._resolve(chosen, "step", None)
+        base = {"contract": "step", "sample": sample.name, "input": step_context(parsed)}
+        reading = await self._call(
+            ref=ref,
+            hook=hook,
+            loop=None,
+            argument=step_worker_payload(parsed),
+            timeout_ms=step_timeout_ms(parsed.deadline_ms),
+            settings=settings,
+        )
+        output = {
+            "stdout": reading.stdout,
+            "stderr": reading.stderr,
+            "stdout_truncated": reading.stdout_truncated,
+            "stderr_truncated": reading.stderr_truncated,
+            "hook": hook,
+        }
+        if reading.error is not None:
+            return RunOutcome(
+                status="turn_error", turn_error=_step_worker_error(reading.error), **base, **output
+            )
+        decision = decide_step(parsed, reading.value, reading.extra.get("reads") or [])
+        if decision.error is not None:
+            error = decision.error.model_copy(
+                update={"hook": hook, "duration_ms": round(reading.duration_ms, 3)}
+            )
+            return RunOutcome(
+                status="turn_error", turn_error=error, result=decision.amendment, **base, **output
+            )
+        assert decision.inspection is not None and decision.effective is not None
+        return RunOutcome(
+            status="ok",
+            result=decision.amendment,
+            inspection=decision.inspection.to_json(),
+            effective=decision.effective.to_json(),
+            warnings=[f.to_json() for f in decision.findings if f.severity == "warning"],
+            **base,
+            **output,
+        )
+
+    # ---- model hook chains ------------------------------------------------------------------
+    async def _run_chain(self, sample: Sample, source: str | None) -> RunOutcome:
+        settings = self._settings()
+        parsed = parse_chain_sample(sample.document)
+        if isinstance(parsed, list):
+            raise _sample_findings_error(sample, parsed)
+        if source is not None:
+            chain_value: Any = {"pre": [{"source": source}], "post": []}
+        else:
+            chain_value = settings.chain if settings.chain is not None else {}
+        config = parse_chain_config(chain_value, base=("chain",))
+        if isinstance(config, list):
+            first = errors(config)[0]
+            raise RunFailed(
+                turn_error(
+                    "config_invalid",
+                    f"hookstudio.json {first.pointer}: {first.message}",
+                    path=first.pointer,
+                    details={"findings": [f.to_json() for f in errors(config)]},
+                )
+            )
+        outputs: list[tuple[str, str]] = []
+
+        async def call_user_hook(
+            entry: ChainHookRef, context: dict[str, Any], position: int, chain: str
+        ) -> UserHookReply:
+            hook = entry.hook_ref(chain, position)  # type: ignore[arg-type]
+            try:
+                ref, _ = self._resolve(entry.source or "", "chain", None)
+            except RunFailed as failed:
+                error = failed.error.model_copy(update={"hook": hook})
+                return UserHookReply(error=error)
+            reading = await self._call(
+                ref=ref,
+                hook=hook,
+                loop=None,
+                argument=context,
+                timeout_ms=entry.timeout_ms,
+                settings=settings,
+            )
+            outputs.append((reading.stdout, reading.stderr))
+            return UserHookReply(
+                value=reading.value,
+                error=reading.error,
+                stdout=reading.stdout,
+                stderr=reading.stderr,
+                duration_ms=reading.duration_ms,
+            )
+
+        result = await run_chain(parsed, config, call_user_hook)
+        if _current_handle.get().cancelled and result.turn_error is None:
+            raise RunFailed(turn_error("cancelled", "the chain run was cancelled"))
+        status = "turn_error" if result.turn_error is not None else "ok"
+        return RunOutcome(
+            contract="chain",
+            status=status,
+            sample=sample.name,
+            input=sample.document.get("context"),
+            result=None if status == "turn_error" else result.to_json(),
+            inspection=result.decision() if hasattr(result, "decision") else {},
+            turn_error=result.turn_error,
+            chain=result.timeline,
+            stdout="".join(out for out, _ in outputs),
+            stderr="".join(err for _, err in outputs),
         )
 
     # ---- pre-LLM hook ----------------------------------------------------------------------
@@ -333,6 +470,45 @@ class Runner:
             **base,
             **output,
         )
+
+
+def _sample_findings_error(sample: Sample, findings: list[Finding]) -> RunFailed:
+    found = errors(findings)
+    first = found[0]
+    return RunFailed(
+        turn_error(
+            "sample_invalid",
+            f"samples/{sample.name}.json {first.pointer or '/'}: {first.message}",
+            path=first.pointer,
+            details={"findings": [f.to_json() for f in found[:50]]},
+        )
+    )
+
+
+def _step_worker_error(error: TurnError) -> TurnError:
+    """A worker failure in preparation terms: the reference's error beside the user's story."""
+    contract_error = error.details.get("contract_error") or {}
+    common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})
+    details = {k: v for k, v in error.details.items() if k != "contract_error"}
+    if contract_error.get("error") == "ResourceReadError" and contract_error.get("reason") in (
+        RESOURCE_READ_REASONS
+    ):
+        failure = resource_read_failure(
+            contract_error["reason"], identity=contract_error.get("identity"), **common
+        )
+        return failure.model_copy(
+            update={
+                "message": f"{failure.message} ({error.message})",
+                "details": {**failure.details, **details},
+            }
+        )
+    reason = (
+        contract_error.get("reason") if contract_error.get("error") == "PreparationError" else None
+    )
+    if reason not in ("callback", "timeout", "aborted"):
+        reason = {"timeout": "timeout", "cancelled": "aborted"}.get(error.kind, "callback")
+    failure = preparation_failure(reason, kind=error.kind, details=details, **common)
+    return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
 
 
 def _invalid_request(reading: WorkerReading, hook: HookRef, loop: str) -> TurnError | None:

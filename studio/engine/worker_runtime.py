@@ -318,6 +318,9 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
         if worker.nested_failures:
             kind = "nested_lambda_failed"
         frames = worker.frames(exc.__traceback__)
+        from studio.engine.hook_api import error_details
+
+        contract_error = error_details(exc)
         envelope = _finish(
             {
                 "status": "error",
@@ -327,6 +330,7 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
                     "frames": frames,
                     "exception": type(exc).__name__,
                     "nested": worker.nested_failures,
+                    "contract_error": contract_error,
                 },
                 "extra": worker.extra,
             },
