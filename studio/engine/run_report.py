@@ -9,14 +9,42 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "".join(prefix + line for line in text.splitlines(keepends=True))
 
 
+def _contract_lines(outcome: RunOutcome) -> list[str]:
+    lines: list[str] = []
+    if outcome.contract == "step" and outcome.inspection:
+        asked = outcome.inspection.get("amendment") or {}
+        lines.append(
+            "  amendment: "
+            + ", ".join(f"{k} {v}" for k, v in asked.items() if v not in (0, False, None))
+            or "  amendment: none"
+        )
+        for read in outcome.inspection.get("resources") or []:
+            lines.append(f"  read {read['identity']} ({read['valueHash'][:12]})")
+        effective = outcome.effective or {}
+        if effective:
+            lines.append(f"  effective model: {effective.get('model')!r}")
+            tools = effective.get("activeTools") or effective.get("tools") or []
+            lines.append(f"  effective tools: {', '.join(tools) or 'none'}")
+    if outcome.contract == "chain":
+        for step in outcome.chain:
+            change = ", ".join(step.changed) or "no change"
+            stop = f"; stopped the chain ({step.stopped})" if step.stopped else ""
+            attempt = f" (retry {step.attempt})" if step.attempt else ""
+            lines.append(f"  {step.chain}[{step.position}] {step.hook}{attempt}: {change}{stop}")
+    return lines
+
+
 def describe_outcome(outcome: RunOutcome) -> str:
     lines: list[str] = []
     hook = outcome.hook
     where = f" on loop '{outcome.loop}'" if outcome.loop else ""
-    head = f"{hook.source}" if hook else "hook"
+    head = f"{hook.source}:{hook.function}" if hook else "hook"
     duration = f"{outcome.duration_ms:.1f} ms"
+    if outcome.contract == "chain" and outcome.chain:
+        head = f"chain of {len({(c.chain, c.position) for c in outcome.chain})} hooks"
     if outcome.status == "ok":
         lines.append(f"ok: {head}{where} ({duration})")
+        lines.extend(_contract_lines(outcome))
         decision = outcome.inspection
         changed = decision.get("changed") or {}
         if changed:

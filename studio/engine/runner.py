@@ -380,7 +380,7 @@ class Runner:
             sample=sample.name,
             input=sample.document.get("context"),
             result=None if status == "turn_error" else result.to_json(),
-            inspection=result.decision() if hasattr(result, "decision") else {},
+            inspection=result.decision(),
             turn_error=result.turn_error,
             chain=result.timeline,
             stdout="".join(out for out, _ in outputs),
