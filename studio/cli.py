@@ -106,6 +106,138 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_VALID
 
 
+def _records_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workspace", help="a workspace folder")
+    p.add_argument("--limit", type=int, metavar="N", help="only the N newest records")
+    p.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="one JSON object per line: the decision record, with its payload (null once cleared)",
+    )
+
+
+def _records(args: argparse.Namespace) -> int:
+    from studio.core.record_store import (
+        RecordStore,
+        RecordStoreError,
+        format_records_table,
+        store_path,
+    )
+
+    workspace = Path(args.workspace)
+    if not workspace.is_dir():
+        raise UsageError(f"{workspace}: no such workspace folder")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError(f"--limit {args.limit}: must be at least 1")
+    path = store_path(workspace)
+    if not path.exists():  # nothing ran here yet; reading creates nothing
+        summaries = []
+    else:
+        try:
+            with RecordStore(path, create=False) as store:
+                summaries = store.list(args.limit)
+                if args.jsonl:
+                    store.export_jsonl([s.run_id for s in summaries], sys.stdout)
+                    return EXIT_VALID
+        except RecordStoreError as exc:
+            raise UsageError(str(exc)) from None
+    if not args.jsonl:
+        lines = format_records_table(summaries) if summaries else ["no records"]
+        sys.stdout.write("".join(line + "\n" for line in lines))
+    return EXIT_VALID
+
+
+EXIT_TURN_ERROR = 3
+
+
+def _workspace(path: str) -> Any:
+    from studio.core.workspace import Workspace
+
+    try:
+        return Workspace.open(path)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _known_sample(workspace: Any, name: str) -> None:
+    names = [s.name for s in workspace.samples()]
+    if name not in names:
+        raise UsageError(
+            f"no sample named {name!r} in {workspace.root} (samples: {', '.join(names) or 'none'})"
+        )
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from studio.engine.run_report import describe_outcome
+    from studio.engine.runner import Runner
+
+    workspace = _workspace(args.workspace)
+    _known_sample(workspace, args.sample)
+
+    async def go() -> Any:
+        store = _open_store(workspace)
+        runner = Runner(workspace, store=store)
+        try:
+            return await runner.run(args.sample, loop=args.loop, hook=args.hook)
+        finally:
+            await runner.close()
+            if store is not None:
+                store.close()
+
+    outcome = asyncio.run(go())
+    if args.json:
+        _emit(outcome.to_cli_json())
+    else:
+        sys.stdout.write(describe_outcome(outcome))
+    return EXIT_TURN_ERROR if outcome.status == "turn_error" else EXIT_VALID
+
+
+def _open_store(workspace: Any) -> Any:
+    from studio.core.record_store import RecordStore, RecordStoreError
+
+    try:
+        return RecordStore.open(workspace.root)
+    except RecordStoreError as exc:
+        print(f"hook-studio: records are not kept: {exc}", file=sys.stderr)
+        return None
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from studio.engine.bench import bench
+    from studio.engine.runner import Runner
+
+    workspace = _workspace(args.workspace)
+    _known_sample(workspace, args.sample)
+    if args.n < 1 or args.concurrency < 1:
+        raise UsageError("-n and --concurrency must be at least 1")
+
+    async def go() -> dict[str, Any]:
+        runner = Runner(workspace)
+        try:
+            return await bench(
+                runner,
+                args.sample,
+                n=args.n,
+                concurrency=args.concurrency,
+                loop=args.loop,
+                hook=args.hook,
+            )
+        finally:
+            await runner.close()
+
+    figures = asyncio.run(go())
+    if args.json:
+        _emit(figures)
+    else:
+        for key, value in figures.items():
+            print(f"{key:>22}  {value}")
+    return EXIT_VALID
+
+
 def _open_studio(args: argparse.Namespace) -> int:
     path = Path(args.workspace) if args.workspace else _bundled_workspace()
     if not path.is_dir():
@@ -140,6 +272,18 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     def check_amendment(p: argparse.ArgumentParser) -> None:
         p.add_argument("file", help='{"baseline": {...}, "amendment": ...} (JSON)')
 
+    def run(p: argparse.ArgumentParser) -> None:
+        p.add_argument("workspace", help="a workspace folder")
+        p.add_argument("--sample", required=True, metavar="NAME", help="samples/NAME.json")
+        p.add_argument("--loop", metavar="NAME", help="the loop to run on (default: the sample's)")
+        p.add_argument("--hook", metavar="SOURCE", help="run this path[:function] instead")
+        p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+
+    def bench_args(p: argparse.ArgumentParser) -> None:
+        run(p)
+        p.add_argument("-n", type=int, default=200, help="how many runs (default 200)")
+        p.add_argument("--concurrency", type=int, default=1, metavar="C", help="runs at once")
+
     def schema(p: argparse.ArgumentParser) -> None:
         p.add_argument("name", nargs="?", help="print only this schema")
 
@@ -152,6 +296,13 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
             _check_amendment,
         ),
         "schema": ("print the JSON Schemas of the config and the studio's files", schema, _schema),
+        "run": ("run a hook on a sample in a fresh worker", run, _run),
+        "bench": ("time a hook's round trip over many runs", bench_args, _bench),
+        "records": (
+            "list the stored runs of a workspace, newest first",
+            _records_arguments,
+            _records,
+        ),
     }
 
 

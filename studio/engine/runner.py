@@ -169,8 +169,21 @@ class Runner:
                 )
         outcome = outcome.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
         if self.store is not None:
-            self.store.add(outcome)
+            # Off the loop: a write now and then waits for SQLite to checkpoint its log.
+            problem = await asyncio.to_thread(self._record, outcome)
+            if problem:
+                warning = {"path": "", "message": f"this run was not recorded: {problem}"}
+                outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, warning]})
         return outcome
+
+    def _record(self, outcome: RunOutcome) -> str | None:
+        from studio.core.record_store import RecordStoreError
+
+        try:
+            self.store.add(outcome)
+        except RecordStoreError as exc:
+            return str(exc)
+        return None
 
     async def _run_sample(self, sample: Sample, loop: str | None, hook: str | None) -> RunOutcome:
         if sample.contract == "pre_llm":
