@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from typing import Any
 
-from studio.core.canonical_json import NotCanonicalizable, value_hash
+
+_recent_hashes: dict[int, tuple[Any, str | None]] = {}
 
 
-def _hash(value: Any) -> str | None:
+def request_hash(request: Any) -> str | None:
+    """SHA-256 of the request as compact JSON with sorted keys (None if it is not JSON).
+
+    The same request object (a sample read once and run many times) is hashed once."""
+    cached = _recent_hashes.get(id(request))
+    if cached is not None and cached[0] is request:
+        return cached[1]
     try:
-        return value_hash(value)
-    except NotCanonicalizable:
-        return None
+        text = json.dumps(
+            request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+        digest: str | None = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    except (TypeError, ValueError, RecursionError):
+        digest = None
+    if len(_recent_hashes) >= 16:
+        _recent_hashes.pop(next(iter(_recent_hashes)))
+    # The entry holds the object, so its id cannot be reused while it is cached.
+    _recent_hashes[id(request)] = (request, digest)
+    return digest
 
 
 def _tool_names(request: Any) -> list[str]:
@@ -51,7 +68,7 @@ def pre_llm_decision(
         "contract": "pre_llm",
         "loop": loop,
         "applied": applied,
-        "requestHashBefore": _hash(original),
+        "requestHashBefore": request_hash(original),
         "requestHashAfter": None,
         "changed": None,
         "messages": {"before": _length(original, "messages"), "after": None},
@@ -63,7 +80,7 @@ def pre_llm_decision(
     if sent is None:
         return record
     after_tools = _tool_names(sent)
-    record["requestHashAfter"] = _hash(sent)
+    record["requestHashAfter"] = request_hash(sent)
     record["changed"] = {
         key: (original.get(key) if isinstance(original, dict) else None)
         != (sent.get(key) if isinstance(sent, dict) else None)

@@ -86,6 +86,24 @@ class Sample:
 @dataclass(frozen=True)
 class Workspace:
     root: Path
+    # Parsed files by path, kept while the file's size, inode and modification time stay the
+    # same: a run re-reads nothing that did not change. Callers must not mutate what they get.
+    _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def _read(self, path: Path) -> Any:
+        try:
+            info = path.stat()
+        except OSError:
+            return read_json_file(path)
+        stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        value = read_json_file(path)
+        self._parsed[path] = (stamp, value)
+        return value
 
     @classmethod
     def open(cls, path: str | Path) -> Workspace:
@@ -111,7 +129,7 @@ class Workspace:
         if not self.agent_path.exists():
             return {}
         try:
-            document = read_json_file(self.agent_path)
+            document = self._read(self.agent_path)
         except JsonFileError as exc:
             raise WorkspaceFileError(
                 AGENT_FILE, [Finding((), str(exc), "workspace.json")]
@@ -122,7 +140,7 @@ class Workspace:
         if not self.settings_path.exists():
             return StudioSettings()
         try:
-            raw = read_json_file(self.settings_path)
+            raw = self._read(self.settings_path)
         except JsonFileError as exc:
             raise WorkspaceFileError(
                 STUDIO_FILE, [Finding((), str(exc), "workspace.json")]
@@ -156,7 +174,7 @@ class Workspace:
                 [Finding((), f"no sample named '{name}' (samples: {known})", "workspace.sample")],
             )
         try:
-            document = read_json_file(path)
+            document = self._read(path)
         except JsonFileError as exc:
             raise WorkspaceFileError(label, [Finding((), str(exc), "workspace.json")]) from None
         if not isinstance(document, dict):

@@ -89,6 +89,7 @@ class Runner:
         self.store = store
         self._host: WorkerHost | None = None
         self._host_key: tuple[Any, ...] | None = None
+        self._inputs: dict[tuple[int, str], tuple[Any, bytes]] = {}
 
     async def close(self) -> None:
         if self._host is not None:
@@ -225,6 +226,7 @@ class Runner:
         timeout_ms: float,
         settings: StudioSettings,
         options: dict[str, Any] | None = None,
+        encoded: bytes | None = None,
     ) -> WorkerReading:
         limits = _limits(settings)
         spec = WorkerSpec(
@@ -236,7 +238,7 @@ class Runner:
             options=options or {},
         )
         try:
-            data = json.dumps(argument, allow_nan=False, ensure_ascii=False).encode()
+            data = encoded if encoded is not None else _encode(argument)
         except (TypeError, ValueError) as exc:
             raise RunFailed(
                 turn_error("sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=hook)
@@ -401,6 +403,18 @@ class Runner:
         )
 
     # ---- pre-LLM hook ----------------------------------------------------------------------
+    def _pre_llm_input(self, request: dict[str, Any], loop: str) -> bytes:
+        """The hook's input as bytes; a sample run again on the same loop is encoded once."""
+        key = (id(request), loop)
+        cached = self._inputs.get(key)
+        if cached is not None and cached[0] is request:
+            return cached[1]
+        data = _encode({"request": request, "loop": {"name": loop}})
+        if len(self._inputs) >= 8:
+            self._inputs.pop(next(iter(self._inputs)))
+        self._inputs[key] = (request, data)
+        return data
+
     async def _run_pre_llm(
         self, sample: Sample, loop: str | None, source: str | None
     ) -> RunOutcome:
@@ -451,7 +465,8 @@ class Runner:
             ref=ref,
             hook=hook,
             loop=loop,
-            argument={"request": request, "loop": {"name": loop}},
+            argument=None,
+            encoded=self._pre_llm_input(request, loop),
             timeout_ms=timeout_ms,
             settings=settings,
             options={"sys_lambda": sys_lambda},
@@ -483,6 +498,10 @@ class Runner:
             **base,
             **output,
         )
+
+
+def _encode(value: Any) -> bytes:
+    return json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _sample_findings_error(sample: Sample, findings: list[Finding]) -> RunFailed:

@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import os
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -23,6 +24,8 @@ from typing import Any
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
 from studio.engine.worker_protocol import (
+    FRAME_MAGIC,
+    HEADER_SIZE,
     MAX_DATAGRAM,
     WorkerLimits,
     WorkerSpec,
@@ -141,6 +144,42 @@ class _Feeder:
             self.loop.remove_writer(self.fd)
             os.close(self.fd)
             self.fd = -1
+
+
+def _exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | None:
+    """A future set when process ``pid`` has exited, from a pidfd; None where there is none."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+    loop = asyncio.get_running_loop()
+    gone: asyncio.Future[None] = loop.create_future()
+
+    def on_exit() -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    loop.add_reader(fd, on_exit)
+
+    def close() -> None:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+    return gone, close
+
+
+_OK_PREFIX = b'{"status":"ok"'
+
+
+def _holds_ok_frame(chunks: list[bytes]) -> bool:
+    """Whether the result channel holds one whole frame whose envelope says ok."""
+    if not chunks:
+        return False
+    head = chunks[0][: HEADER_SIZE + len(_OK_PREFIX)]
+    if len(head) < HEADER_SIZE + len(_OK_PREFIX) or not head.startswith(FRAME_MAGIC):
+        return False
+    (length,) = struct.unpack_from(">Q", head, len(FRAME_MAGIC))
+    return head[HEADER_SIZE:] == _OK_PREFIX and sum(map(len, chunks)) == HEADER_SIZE + length
 
 
 @dataclass
@@ -360,9 +399,10 @@ class WorkerHost:
         stdout = _Capture(loop, out_r, limits.output_bytes, over("stdout"))
         stderr = _Capture(loop, err_r, limits.output_bytes, over("stderr"))
         captures = (result, stdout, stderr)
+        ending = loop.create_task(self._ended(pending, result))
         try:
             try:
-                exit_event = await asyncio.wait_for(asyncio.shield(pending.exited), timeout_s)
+                exit_event = await asyncio.wait_for(asyncio.shield(ending), timeout_s)
             except TimeoutError:
                 end("timeout")
                 exit_event = await self._await_exit(pending)
@@ -384,6 +424,9 @@ class WorkerHost:
                 # Something still holds a pipe open; the worker's group is ended regardless.
                 process_control.kill_tree(pending.pid)
         finally:
+            ending.cancel()
+            with contextlib.suppress(BaseException):
+                await ending
             feeder.close()
             for capture in captures:
                 capture.close()
@@ -394,6 +437,26 @@ class WorkerHost:
         outcome.stdout_truncated = stdout.truncated
         outcome.stderr_truncated = stderr.truncated
         return outcome
+
+    async def _ended(self, pending: _Pending, result: _Capture) -> dict[str, Any]:
+        """Wait until the worker is gone. The kernel says so first (a pidfd); the fork server's
+        report, which carries the exit status, is awaited only when the worker did not leave a
+        complete result, since only then does the status tell the story."""
+        pid = await pending.spawned
+        watch = _exit_watch(pid)
+        if watch is None:
+            return await pending.exited
+        gone, close = watch
+        try:
+            await asyncio.wait({gone, pending.exited}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            close()
+        if pending.exited.done():
+            return pending.exited.result()
+        await result.done
+        if _holds_ok_frame(result.chunks):
+            return {}
+        return await pending.exited
 
     async def _await_exit(self, pending: _Pending) -> dict[str, Any]:
         try:

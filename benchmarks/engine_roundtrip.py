@@ -1,0 +1,108 @@
+"""Round trip of a trivial pre-LLM hook through a fresh worker, against a fresh interpreter.
+
+    .venv/bin/python benchmarks/engine_roundtrip.py [--n 500] [--json]
+
+Builds a temporary workspace with a hook that returns the request it gets, then measures with
+the same code as ``hook-studio bench``: a small request one run at a time, two at a time, and a
+1 MB request. Each figure comes with the median start of ``python -I -c pass`` measured in the
+same run, since the machine's speed varies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from studio.core.workspace import Workspace
+from studio.engine.bench import bench
+from studio.engine.runner import Runner
+
+
+def one_megabyte_request() -> dict:
+    messages = []
+    for i in range(400):
+        messages.append({"role": "user", "content": f"question {i} " + "lorem ipsum " * 100})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "checking " * 40},
+                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x" * 80}},
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"c{i}", "content": "r" * 300}],
+            }
+        )
+    tools = [
+        {"name": f"tool_{i}", "description": "d" * 100, "input_schema": {"type": "object"}}
+        for i in range(50)
+    ]
+    return {"system": "s", "messages": messages, "tools": tools, "options": {"maxTokens": 100}}
+
+
+def build_workspace(root: Path) -> Workspace:
+    (root / "lib").mkdir(parents=True)
+    (root / "samples").mkdir()
+    (root / "lib" / "echo.py").write_text("def main(payload):\n    return payload['request']\n")
+    (root / "agent.json").write_text(json.dumps({"pre_llm_hook": {"source": "lib/echo.py"}}))
+    small = {
+        "system": "You are terse.",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "search", "description": "Search", "input_schema": {"type": "object"}}],
+        "options": {"temperature": 0.2},
+    }
+    (root / "samples" / "small.json").write_text(json.dumps({"request": small}))
+    big = json.dumps({"request": one_megabyte_request()})
+    (root / "samples" / "one-mb.json").write_text(big)
+    return Workspace.open(root)
+
+
+async def measure(workspace: Workspace, n: int) -> list[dict]:
+    rows = []
+    for label, sample, count, concurrency in (
+        ("trivial hook, one at a time", "small", n, 1),
+        ("trivial hook, two at a time", "small", n * 2, 2),
+        ("1 MB request, one at a time", "one-mb", max(n // 5, 20), 1),
+    ):
+        runner = Runner(workspace)
+        try:
+            figures = await bench(runner, sample, n=count, concurrency=concurrency)
+        finally:
+            await runner.close()
+        rows.append({"case": label, **figures})
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = build_workspace(Path(tmp) / "ws")
+        size = (workspace.root / "samples" / "one-mb.json").stat().st_size
+        rows = asyncio.run(measure(workspace, args.n))
+    if args.json:
+        print(json.dumps({"one_mb_sample_bytes": size, "cases": rows}))
+        return 0
+    print(f"Python {sys.version.split()[0]}; 1 MB sample: {size:,} bytes")
+    for row in rows:
+        print(
+            f"{row['case']:<30} n={row['n']:<5} p50 {row['p50_ms']:7.2f} ms  p90 {row['p90_ms']:7.2f}"
+            f"  p99 {row['p99_ms']:7.2f}  max {row['max_ms']:7.2f}  {row['runs_per_s']:7.1f} runs/s"
+            f"  failures {row['failures']}  python -I start p50 {row['python_start_p50_ms']:.1f} ms"
+            f"  (p50 = {row['p50_vs_python_start']:.3f} x)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
