@@ -96,7 +96,8 @@ def main() -> int:
     print(f"Python {sys.version.split()[0]}; 1 MB sample: {size:,} bytes")
     for row in rows:
         print(
-            f"{row['case']:<30} n={row['n']:<5} p50 {row['p50_ms']:7.2f} ms  p90 {row['p90_ms']:7.2f}"
+            f"{row['case']:<30} n={row['n']:<5} p50 {row['p50_ms']:7.2f} ms"
+            f"  p90 {row['p90_ms']:7.2f}"
             f"  p99 {row['p99_ms']:7.2f}  max {row['max_ms']:7.2f}  {row['runs_per_s']:7.1f} runs/s"
             f"  failures {row['failures']}  python -I start p50 {row['python_start_p50_ms']:.1f} ms"
             f"  (p50 = {row['p50_vs_python_start']:.3f} x)"

@@ -34,6 +34,8 @@ from studio.core.json_values import (
     is_finite_number,
     is_number,
     is_whole_number,
+    json_problems,
+    key_problem,
     type_name,
 )
 
@@ -195,8 +197,10 @@ STUDIO_RULES: list[StudioRule] = [
     StudioRule(
         STUDIO_SINGLE_ESCAPE,
         "model_hooks",
-        "A result escapes one way at most: a pre-model result holding both shortCircuit and "
-        "interrupt, or a post-model result holding both retry and interrupt, is an error. Other "
+        "A result should escape one way at most. A pre-model result holding both shortCircuit "
+        "and interrupt, or a post-model result holding both retry and interrupt, is a warning: "
+        "the first escape wins, in the order the contract lists them, so the chain takes "
+        "shortCircuit over interrupt and retry over interrupt, and ignores the interrupt. Other "
         "keys next to an escape are still applied to what the record shows.",
     ),
     StudioRule(
@@ -302,62 +306,11 @@ def _run(check: Callable[[_Checker, Any], None], value: Any) -> list[Finding]:
 
 def _check_json(c: _Checker, value: Any, path: Path) -> None:
     """Flag whatever JSON cannot hold. Iterative, so any nesting depth is safe."""
-    on_path: set[int] = set()
-    stack: list[tuple[bool, Any, Path]] = [(False, value, path)]
-    while stack:
-        leaving, item, at = stack.pop()
-        if leaving:
-            on_path.discard(id(item))
-            continue
-        if item is None or isinstance(item, bool | str):
-            continue
-        if isinstance(item, int | float):
-            if isinstance(item, float) and not math.isfinite(item):
-                c.error(
-                    at,
-                    f"{_name(at, 'the value')} must be a finite number; JSON has no NaN or "
-                    "Infinity",
-                    STUDIO_JSON_ONLY,
-                )
-            continue
-        if not isinstance(item, dict | list):
-            c.error(
-                at,
-                f"{_name(at, 'the value')} must be a JSON value, got {type_name(item)}",
-                STUDIO_JSON_ONLY,
-            )
-            continue
-        if id(item) in on_path:
-            c.error(
-                at,
-                f"{_name(at, 'the value')} contains itself, which JSON cannot hold",
-                STUDIO_JSON_ONLY,
-            )
-            continue
-        if len(at) >= MAX_DEPTH:
-            c.error(
-                at,
-                f"{_name(at, 'the value')} is nested deeper than {MAX_DEPTH} levels",
-                STUDIO_JSON_ONLY,
-            )
-            continue
-        on_path.add(id(item))
-        stack.append((True, item, at))
-        children: list[tuple[bool, Any, Path]] = []
-        if isinstance(item, dict):
-            for key, child in list(item.items()):
-                if not isinstance(key, str):
-                    c.error(
-                        at,
-                        f"{_name(at, 'the value')} has a key that is not a string "
-                        f"({_show(key)}); JSON object keys are strings",
-                        STUDIO_JSON_ONLY,
-                    )
-                    continue
-                children.append((False, child, (*at, key)))
-        else:
-            children = [(False, child, (*at, i)) for i, child in enumerate(list(item))]
-        stack.extend(reversed(children))
+    for where, what in json_problems(
+        value, exact_types=False, large_ints="allowed", max_depth=MAX_DEPTH, depth=len(path)
+    ):
+        at = (*path, *where)
+        c.error(at, f"{_name(at, 'the value')} {what}", STUDIO_JSON_ONLY)
 
 
 def _string_keys(c: _Checker, obj: dict[Any, Any], at: Path, root: str) -> list[str]:
@@ -367,12 +320,7 @@ def _string_keys(c: _Checker, obj: dict[Any, Any], at: Path, root: str) -> list[
         if isinstance(key, str):
             keys.append(key)
         else:
-            c.error(
-                at,
-                f"{_name(at, root)} has a key that is not a string ({_show(key)}); JSON object "
-                "keys are strings",
-                STUDIO_JSON_ONLY,
-            )
+            c.error(at, f"{_name(at, root)} {key_problem(key)}", STUDIO_JSON_ONLY)
     return keys
 
 
@@ -780,11 +728,18 @@ def _pre_result(c: _Checker, value: Any) -> None:
     if value.get("interrupt") is not None:
         _check_interrupt(c, value["interrupt"], ("interrupt",), root)
     if value.get("shortCircuit") is not None and value.get("interrupt") is not None:
-        c.error(
-            (),
-            f"{root} holds both shortCircuit and interrupt; a result escapes one way at most",
-            STUDIO_SINGLE_ESCAPE,
-        )
+        _two_escapes(c, root, "shortCircuit")
+
+
+def _two_escapes(c: _Checker, root: str, taken: Escape) -> None:
+    """A result holding ``taken`` and an interrupt: the first escape wins (studio rule
+    ``single-escape``), so the chain takes ``taken`` and never sees the interrupt."""
+    c.warn(
+        (),
+        f"{root} holds both {taken} and interrupt; the first escape wins, so the chain takes "
+        f"{taken} and ignores the interrupt",
+        STUDIO_SINGLE_ESCAPE,
+    )
 
 
 def _request(c: _Checker, value: Any, at: Path, root: str) -> None:
@@ -846,11 +801,7 @@ def _post_result(c: _Checker, value: Any) -> None:
     if value.get("interrupt") is not None:
         _check_interrupt(c, value["interrupt"], ("interrupt",), root)
     if value.get("retry") is not None and value.get("interrupt") is not None:
-        c.error(
-            (),
-            f"{root} holds both retry and interrupt; a result escapes one way at most",
-            STUDIO_SINGLE_ESCAPE,
-        )
+        _two_escapes(c, root, "retry")
 
 
 def validate_pre_context(value: Any) -> list[Finding]:
@@ -994,10 +945,11 @@ class PreModelHookResult(_ClosedView):
 
     @property
     def escape(self) -> PreEscape | None:
-        if self.interrupt is not None:
-            return "interrupt"
+        """The escape the chain takes: shortCircuit over interrupt (the first escape wins)."""
         if self.shortCircuit is not None:
             return "shortCircuit"
+        if self.interrupt is not None:
+            return "interrupt"
         return None
 
 
@@ -1027,10 +979,11 @@ class PostModelHookResult(_ClosedView):
 
     @property
     def escape(self) -> PostEscape | None:
-        if self.interrupt is not None:
-            return "interrupt"
+        """The escape the chain takes: retry over interrupt (the first escape wins)."""
         if self.retry is not None:
             return "retry"
+        if self.interrupt is not None:
+            return "interrupt"
         return None
 
 
@@ -1103,8 +1056,9 @@ def escape_of(result: AnyResult) -> Escape | None:
     """How a result stops its chain: "shortCircuit" or "interrupt" for a pre-model result,
     "retry" or "interrupt" for a post-model one, None when the chain goes on.
 
-    Takes a typed result or a raw (validated) mapping; a null key counts as omitted. A raw
-    mapping holding several escapes (which no valid result does) reports interrupt first.
+    Takes a typed result or a raw (validated) mapping; a null key counts as omitted. A result
+    holding two escapes (a warning, studio rule ``single-escape``) reports the one the chain
+    takes: the first escape wins, so shortCircuit or retry comes before interrupt.
     """
     if result is None:
         return None
@@ -1112,12 +1066,12 @@ def escape_of(result: AnyResult) -> Escape | None:
         return result.escape
     if not isinstance(result, Mapping):
         return None
-    if result.get("interrupt") is not None:
-        return "interrupt"
     if result.get("shortCircuit") is not None:
         return "shortCircuit"
     if result.get("retry") is not None:
         return "retry"
+    if result.get("interrupt") is not None:
+        return "interrupt"
     return None
 
 

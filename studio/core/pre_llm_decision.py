@@ -7,7 +7,6 @@ import json
 import uuid
 from typing import Any
 
-
 _recent_hashes: dict[int, tuple[Any, str | None]] = {}
 
 

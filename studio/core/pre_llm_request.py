@@ -23,7 +23,16 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.findings import Finding, PathPart, dotted
-from studio.core.json_values import is_number, is_whole_number
+from studio.core.json_values import (
+    CYCLE,
+    FINITE_INT_BOUND,
+    JsonProblem,
+    int_is_finite,
+    is_number,
+    is_whole_number,
+    json_problems,
+    key_problem,
+)
 
 RULE_OBJECT = "adf.request.1"
 RULE_SYSTEM = "adf.request.2"
@@ -56,8 +65,6 @@ BLOCK_TYPES = (
 )
 
 Path = tuple[PathPart, ...]
-# A problem found by the JSON-safety walk: (path relative to the walked value, text, is a cycle).
-_Problem = tuple[Path, str, bool]
 
 _MISSING: Any = object()
 _REQUEST_KEY_SET = frozenset(REQUEST_KEYS)
@@ -73,12 +80,9 @@ _BLOCK_KEYS = {
 _TYPE_ONLY = frozenset({"type"})
 _MESSAGE_KEYS = frozenset({"role", "content"})
 _TOOL_KEYS = frozenset({"name", "description", "input_schema"})
-# Below this magnitude an int is certainly a finite double; above it, ask float().
-_SMALL_INT = 2**1000
 _LONG_PATH = 48
 _FAST_DEPTH = 48
 _FAST_BUDGET = 2048
-_CYCLE = "refers back to a value that contains it (a cycle), which JSON cannot hold"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,16 +96,6 @@ def _loc(path: Path) -> str:
     head = dotted(path[:16], "request")
     tail = dotted(path[-16:], "x")[1:]
     return f"{head}…({len(path) - 32} more levels)…{tail}"
-
-
-def _int_is_finite(value: int) -> bool:
-    if -_SMALL_INT < value < _SMALL_INT:
-        return True
-    try:
-        float(value)
-    except OverflowError:
-        return False
-    return True
 
 
 def _finite(value: object) -> bool:
@@ -132,7 +126,7 @@ def _got(value: object) -> str:
         return json.dumps(text) if len(text) <= 40 else "a string"
     if t is int:
         number: int = value  # type: ignore[assignment]
-        if not _int_is_finite(number):
+        if not int_is_finite(number):
             return "an integer too large for JSON (it reads as Infinity)"
         return str(number) if -(10**15) < number < 10**15 else "a very large integer"
     if t is float:
@@ -149,56 +143,24 @@ def _got(value: object) -> str:
     return f"a Python {t.__name__}, which is not JSON"
 
 
-def _not_json(value: object) -> str | None:
-    """Why a value that is not a dict or list is not plain JSON, or None when it is."""
-    t = type(value)
-    if t is str or t is bool or value is None:
-        return None
-    if t is float:
-        if math.isfinite(value):  # type: ignore[arg-type]
-            return None
-        return f"is {_got(value)}, which is not JSON"
-    if t is int:
-        if _int_is_finite(value):  # type: ignore[arg-type]
-            return None
-        return "is an integer too large for JSON (it reads as Infinity)"
-    return f"is {_got(value)}"
-
-
-def _key_text(key: object) -> str:
-    try:
-        text = repr(key)
-    except Exception:
-        text = f"of type {type(key).__name__}"
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return f"has a key {text} that is not a string; JSON object keys are strings"
-
-
 # ---------------------------------------------------------------------------------------------
 # Rule 8: the JSON-safety walk
 
 
-def _scan(value: object, ancestors: tuple[object, ...], safe: set[int]) -> list[_Problem] | None:
-    """Every place under ``value`` (itself included) that is not plain JSON, or None.
+def _scan(value: object, ancestors: tuple[object, ...], clean: dict[int, int]) -> list[JsonProblem]:
+    """Every place under ``value`` (itself included) that is not plain JSON.
 
     ``ancestors`` are the containers that hold ``value`` on the way down from the request:
-    reaching one of them again is a cycle. ``safe`` holds containers already walked without a
+    reaching one of them again is a cycle. ``clean`` holds containers already walked without a
     problem, so a value shared in many places is walked once.
     """
     t = type(value)
-    if t is dict or t is list:
-        # Most values are small and plain: a bounded recursive pass proves that cheaply. It
-        # cannot be fooled by a cycle (a cycle never ends, so it runs out of depth), and any
-        # doubt sends the value to the exact walk, which also finds what is wrong and where.
-        if _plain(value, _FAST_DEPTH, _FAST_BUDGET) >= 0:
-            return None
-        for a in ancestors:
-            if a is value:
-                return [((), _CYCLE, True)]
-        return _walk(value, ancestors, safe)
-    problem = _not_json(value)
-    return None if problem is None else [((), problem, False)]
+    # Most values are small and plain: a bounded recursive pass proves that cheaply. It cannot be
+    # fooled by a cycle (a cycle never ends, so it runs out of depth), and any doubt sends the
+    # value to the exact walk, which also finds what is wrong and where.
+    if (t is dict or t is list) and _plain(value, _FAST_DEPTH, _FAST_BUDGET) >= 0:
+        return []
+    return list(json_problems(value, ancestors=ancestors, clean=clean))
 
 
 def _plain(value: Any, depth: int, budget: int) -> int:
@@ -212,7 +174,7 @@ def _plain(value: Any, depth: int, budget: int) -> int:
             if t is str or t is bool or v is None:
                 continue
             if t is int:
-                if -_SMALL_INT < v < _SMALL_INT:
+                if -FINITE_INT_BOUND < v < FINITE_INT_BOUND:
                     continue
                 return -1
             if t is float:
@@ -230,7 +192,7 @@ def _plain(value: Any, depth: int, budget: int) -> int:
         if t is str or t is bool or v is None:
             continue
         if t is int:
-            if -_SMALL_INT < v < _SMALL_INT:
+            if -FINITE_INT_BOUND < v < FINITE_INT_BOUND:
                 continue
             return -1
         if t is float:
@@ -245,59 +207,6 @@ def _plain(value: Any, depth: int, budget: int) -> int:
     return budget
 
 
-def _walk(root: Any, ancestors: tuple[object, ...], safe: set[int]) -> list[_Problem] | None:
-    """Iterative depth-first walk of a dict or list; no recursion, so no depth limit."""
-    if id(root) in safe:
-        return None
-    problems: list[_Problem] = []
-    on_path = {id(a) for a in ancestors}
-    on_path.add(id(root))
-    keys: list[PathPart] = []  # the key of each open container below the root
-    open_: list[Any] = [root]
-    iters: list[Any] = [iter(root.items()) if type(root) is dict else enumerate(root)]
-    is_dict: list[bool] = [type(root) is dict]
-    marks: list[int] = [0]
-    while iters:
-        it = iters[-1]
-        of_dict = is_dict[-1]
-        for k, v in it:
-            if of_dict and type(k) is not str:
-                problems.append((tuple(keys), _key_text(k), False))
-                continue
-            t = type(v)
-            if t is str:
-                continue
-            if t is dict or t is list:
-                if not v:
-                    continue
-                i = id(v)
-                if i in on_path:
-                    problems.append(((*keys, k), _CYCLE, True))
-                    continue
-                if i in safe:
-                    continue
-                on_path.add(i)
-                keys.append(k)
-                open_.append(v)
-                iters.append(iter(v.items()) if t is dict else enumerate(v))
-                is_dict.append(t is dict)
-                marks.append(len(problems))
-                break
-            problem = _not_json(v)
-            if problem is not None:
-                problems.append(((*keys, k), problem, False))
-        else:
-            done = open_.pop()
-            iters.pop()
-            is_dict.pop()
-            on_path.discard(id(done))
-            if marks.pop() == len(problems):
-                safe.add(id(done))
-            if keys:
-                keys.pop()
-    return problems or None
-
-
 # ---------------------------------------------------------------------------------------------
 # The validator
 
@@ -305,30 +214,28 @@ _Add = Callable[[Finding], None]
 
 
 class _Check:
-    """One validation: the findings so far and the walk's memory of safe containers."""
+    """One validation: the findings so far and the walk's memory of clean containers."""
 
-    __slots__ = ("add", "deferred", "findings", "pairing", "safe")
+    __slots__ = ("add", "clean", "deferred", "findings", "pairing")
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.pairing: list[Finding] = []
         self.deferred: list[Finding] = []
         self.add: _Add = self.findings.append
-        self.safe: set[int] = set()
+        self.clean: dict[int, int] = {}
 
     def problems(
         self,
         add: _Add,
         base: Path,
-        problems: list[_Problem] | None,
+        problems: list[JsonProblem],
         keep_self: bool = True,
     ) -> None:
         """Report a walk's problems; ``keep_self=False`` drops the walked value's own type
         problem, already told by a shape finding at the same place."""
-        if not problems:
-            return
-        for rel, text, cycle in problems:
-            if rel or keep_self or cycle:
+        for rel, text in problems:
+            if rel or keep_self or text == CYCLE:
                 path = base + rel
                 add(Finding(path, f"{_loc(path)} {text}", RULE_JSON))
 
@@ -340,7 +247,7 @@ class _Check:
         ancestors: tuple[object, ...],
         keep_self: bool = True,
     ) -> None:
-        self.problems(add, base, _scan(value, ancestors, self.safe), keep_self)
+        self.problems(add, base, _scan(value, ancestors, self.clean), keep_self)
 
     def extras(
         self,
@@ -353,7 +260,7 @@ class _Check:
         """Rule 8 for the keys of ``obj`` that the shape rules do not look at."""
         for k, v in obj.items():
             if type(k) is not str:
-                add(Finding(base, f"{_loc(base)} {_key_text(k)}", RULE_JSON))
+                add(Finding(base, f"{_loc(base)} {key_problem(k)}", RULE_JSON))
             elif k not in known:
                 t = type(v)
                 if t is not str:
@@ -396,7 +303,7 @@ def _validate(check: _Check, root: object) -> None:
     # Rule 1: only the four keys.
     for key, sub in req.items():
         if type(key) is not str:
-            add(Finding((), f"request {_key_text(key)}", RULE_OBJECT))
+            add(Finding((), f"request {key_problem(key)}", RULE_OBJECT))
             continue
         if key in _REQUEST_KEY_SET:
             continue
@@ -463,7 +370,7 @@ def _shape(
 
 def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> None:
     add = check.add
-    safe = check.safe
+    clean = check.clean
     block_keys = _BLOCK_KEYS
     outstanding: dict[str, tuple[int, int]] = {}
     answered: dict[str, tuple[int, int]] = {}
@@ -594,7 +501,9 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     if tool_input is not _MISSING:
                         n += 1
                         if type(tool_input) is not str:
-                            problems = _scan(tool_input, (req, messages, msg, content, block), safe)
+                            problems = _scan(
+                                tool_input, (req, messages, msg, content, block), clean
+                            )
                             if problems:
                                 check.problems(
                                     add, ("messages", i, "content", j, "input"), problems
@@ -865,7 +774,7 @@ def _check_options(check: _Check, req: dict[Any, Any], options: dict[Any, Any]) 
     ancestors = (req, options)
     for key, value in options.items():
         if type(key) is not str:
-            add(Finding(("options",), f"request.options {_key_text(key)}", RULE_OPTIONS))
+            add(Finding(("options",), f"request.options {key_problem(key)}", RULE_OPTIONS))
             continue
         path: Path = ("options", key)
         if key == "maxTokens" or key == "thinkingBudget":

@@ -96,7 +96,7 @@ def snapshot(value: Any) -> Any:
     problem = json_problem(value)
     if problem is not None:
         where, what = problem
-        return UnreadableAmendment(where, f"the hook's value is not JSON at {_at(where)}: {what}")
+        return UnreadableAmendment(where, f"the hook's value is not JSON: {_at(where)} {what}")
     if not js_truthy(value):
         return None
     if isinstance(value, list):

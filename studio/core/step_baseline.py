@@ -19,7 +19,8 @@ from typing import Any, Final, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.findings import Finding, PathPart, dotted
-from studio.core.json_values import is_safe_integer, type_name
+from studio.core.json_values import JsonProblem, is_safe_integer, type_name
+from studio.core.json_values import json_problem as first_json_problem
 
 ContributorKind = Literal[
     "context", "memory", "history", "history-recent", "work-policy", "droppable"
@@ -34,8 +35,6 @@ MAX_JSON_DEPTH: Final = 500
 # Shared sub-objects make a small Python value expand without bound when walked as JSON.
 MAX_JSON_NODES: Final = 1_000_000
 MAX_CONTRIBUTOR_DEPTH: Final = 64
-# Python refuses to write or read integers longer than this many digits (sys.int_info).
-_UNWRITABLE_INT: Final = 10**4300
 
 BASELINE_RULE: Final = "baseline"
 
@@ -127,42 +126,16 @@ class StepBaseline(BaseModel):
         return out
 
 
-def json_problem(value: Any) -> tuple[tuple[PathPart, ...], str] | None:
-    """Where ``value`` stops being plain JSON, and how; ``None`` when all of it is JSON.
-
-    Walks without recursion so that neither deep nesting nor cycles can exhaust the stack.
-    """
-    stack: list[tuple[Any, tuple[PathPart, ...]]] = [(value, ())]
-    seen = 0
-    while stack:
-        item, path = stack.pop()
-        seen += 1
-        if seen > MAX_JSON_NODES:
-            return path, f"the value has more than {MAX_JSON_NODES} parts"
-        if len(path) > MAX_JSON_DEPTH:
-            return path, f"the value is nested deeper than {MAX_JSON_DEPTH} levels"
-        if item is None or isinstance(item, bool | str):
-            continue
-        if isinstance(item, int):
-            if abs(item) >= _UNWRITABLE_INT:
-                return path, "the integer has too many digits to be written as JSON"
-            continue
-        if isinstance(item, float):
-            if not math.isfinite(item):
-                return path, f"{item!r} is not a JSON number"
-            continue
-        if isinstance(item, list):
-            stack.extend((child, (*path, i)) for i, child in reversed(list(enumerate(item))))
-            continue
-        if isinstance(item, dict):
-            entries = list(item.items())
-            for key, _ in entries:
-                if not isinstance(key, str):
-                    return path, f"a key is {type_name(key)}, not a string"
-            stack.extend((child, (*path, key)) for key, child in reversed(entries))
-            continue
-        return path, f"{type_name(item)}"
-    return None
+def json_problem(value: Any) -> JsonProblem | None:
+    """Where ``value`` stops being plain JSON as the reference reads a hook's value, and how (a
+    phrase after the path's name); ``None`` when all of it is JSON. Never recurses."""
+    return first_json_problem(
+        value,
+        exact_types=False,
+        large_ints="unwritable",
+        max_depth=MAX_JSON_DEPTH,
+        max_nodes=MAX_JSON_NODES,
+    )
 
 
 def parse_baseline(value: Any, at: tuple[PathPart, ...] = ()) -> StepBaseline | list[Finding]:
@@ -200,7 +173,8 @@ def parse_baseline(value: Any, at: tuple[PathPart, ...] = ()) -> StepBaseline | 
     problem = json_problem(model)
     if problem is not None:
         where, what = problem
-        findings.append(_finding((*at, "model", *where), f"the model must be JSON: {what}"))
+        path = (*at, "model", *where)
+        findings.append(_finding(path, f"the model must be JSON, but {_name(path)} {what}"))
 
     budget = None
     if value.get("inputBudget") is not None:

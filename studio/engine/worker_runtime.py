@@ -260,17 +260,22 @@ def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
 
 def _serialise_result(value: Any) -> bytes:
     try:
-        return json.dumps(
-            value, allow_nan=False, ensure_ascii=False, separators=(",", ":")
-        ).encode()
-    except (TypeError, ValueError, RecursionError, OverflowError):
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8", "surrogatepass")
+    except RecursionError:
+        raise HookFailure(
+            "invalid_result", "the hook returned a value nested too deeply to send as JSON"
+        ) from None
+    except (TypeError, ValueError, OverflowError):
+        from studio.core.findings import dotted
         from studio.core.json_values import json_problem
 
         problem = json_problem(value)
+        path, phrase = problem if problem else ((), "is not JSON")
         raise HookFailure(
             "invalid_result",
-            f"the hook returned a value that is not JSON: {problem[1] if problem else 'unknown'}",
-            path=list(problem[0]) if problem else [],
+            f"the hook returned a value that is not JSON: {dotted(path, 'result')} {phrase}",
+            path=list(path),
         ) from None
 
 

@@ -632,11 +632,16 @@ def test_empty_interrupt_reason_is_a_warning() -> None:
     assert warning_paths(findings) == [("interrupt", "reason")]
 
 
-def test_two_escapes_in_one_pre_result_is_an_error() -> None:
+def test_two_escapes_in_one_pre_result_is_a_warning_and_short_circuit_wins() -> None:
     value = {"shortCircuit": {"role": "assistant", "content": "x"}, "interrupt": {"reason": "r"}}
-    finding = only_error(validate_pre_result(value))
+    findings = validate_pre_result(value)
+    assert errors(findings) == []
+    [finding] = warnings(findings)
     assert finding.path == ()
     assert finding.rule == STUDIO_SINGLE_ESCAPE
+    assert finding.severity == "warning"
+    assert "takes shortCircuit and ignores the interrupt" in finding.message
+    assert escape_of(value) == "shortCircuit" == parse_pre_result(value).escape
 
 
 @pytest.mark.parametrize(
@@ -748,9 +753,14 @@ def test_empty_feedback_is_a_warning() -> None:
     assert warning_paths(findings) == [("retry", "feedback")]
 
 
-def test_retry_and_interrupt_together_is_an_error() -> None:
+def test_retry_and_interrupt_together_is_a_warning_and_retry_wins() -> None:
     value = {"retry": {"feedback": "f"}, "interrupt": {"reason": "r"}}
-    assert only_error(validate_post_result(value)).rule == STUDIO_SINGLE_ESCAPE
+    findings = validate_post_result(value)
+    assert errors(findings) == []
+    [finding] = warnings(findings)
+    assert (finding.path, finding.rule, finding.severity) == ((), STUDIO_SINGLE_ESCAPE, "warning")
+    assert "takes retry and ignores the interrupt" in finding.message
+    assert escape_of(value) == "retry" == parse_post_result(value).escape
 
 
 def test_post_result_unknown_key() -> None:

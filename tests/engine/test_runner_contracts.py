@@ -56,7 +56,8 @@ class TestPreLlm:
             "def main(p):\n"
             "    r = p['request']\n"
             "    r['messages'].clear()\n"
-            "    return {**r, 'system': p['loop']['name'], 'messages': [{'role': 'user', 'content': 'x'}]}\n",
+            "    one = [{'role': 'user', 'content': 'x'}]\n"
+            "    return {**r, 'system': p['loop']['name'], 'messages': one}\n",
         )
         outcome = runner.run(hook="lib/loopy.py", loop="researcher")
         assert outcome.result["system"] == "researcher"
@@ -78,7 +79,7 @@ class TestPreLlm:
     def test_a_malformed_config_fails_even_a_loop_it_does_not_target(self, workspace):
         write_json(
             workspace.root / "agent.json",
-            {"pre_llm_hook": {"source": "lib/policy.py:transform", "scope": "main", "loops": ["x"]}},
+            {"pre_llm_hook": {"source": "lib/p.py:transform", "scope": "main", "loops": ["x"]}},
         )
         live = LiveRunner(workspace)
         try:
@@ -96,7 +97,8 @@ class TestPreLlm:
             "def transform(p):\n"
             "    r = p['request']\n"
             "    m = r['messages']\n"
-            "    m[1]['content'].append({'type': 'tool_result', 'tool_use_id': 'c1', 'content': 'x'})\n"
+            "    block = {'type': 'tool_result', 'tool_use_id': 'c1', 'content': 'x'}\n"
+            "    m[1]['content'].append(block)\n"
             "    return r\n",
         )
         error = runner.run(hook="lib/misplaced.py:transform").turn_error
@@ -111,7 +113,8 @@ class TestPreLlm:
             "grant.py",
             "def main(p):\n"
             "    r = p['request']\n"
-            "    return {**r, 'tools': r['tools'] + [{'name': 'rm_rf', 'description': '', 'input_schema': {}}]}\n",
+            "    extra = {'name': 'rm_rf', 'description': '', 'input_schema': {}}\n"
+            "    return {**r, 'tools': [*r['tools'], extra]}\n",
         )
         outcome = runner.run(hook="lib/grant.py")
         assert outcome.status == "ok"
@@ -135,14 +138,16 @@ class TestPreLlm:
 class TestNestedLambda:
     RAG = (
         "def enrich(args):\n"
-        "    return {'messages': args['messages'] + [{'role': 'user', 'content': 'context: ' + args['loop']}]}\n"
+        "    note = {'role': 'user', 'content': 'context: ' + args['loop']}\n"
+        "    return {'messages': [*args['messages'], note]}\n"
         "def broken(args):\n"
         "    raise LookupError('index offline')\n"
     )
     HOOK = (
         "def transform(p):\n"
         "    r = p['request']\n"
-        "    e = adf.sys_lambda(source='lib/rag.py:enrich', args={'messages': r['messages'], 'loop': p['loop']['name']})\n"
+        "    args = {'messages': r['messages'], 'loop': p['loop']['name']}\n"
+        "    e = adf.sys_lambda(source='lib/rag.py:enrich', args=args)\n"
         "    return {**r, 'messages': e['messages']}\n"
         "def swallow(p):\n"
         "    try:\n"
@@ -248,7 +253,8 @@ class TestStepPreparation:
 
     def test_an_unknown_active_tool_is_a_composition_error(self, sample_workspace):
         root = sample_workspace.runner.workspace.root
-        (root / "lib" / "picky.py").write_text("def main(ctx):\n    return {'activeTools': ['nope']}\n")
+        picky = "def main(ctx):\n    return {'activeTools': ['nope']}\n"
+        (root / "lib" / "picky.py").write_text(picky)
         error = sample_workspace.run("step-escalated", hook="lib/picky.py").turn_error
         assert error.kind == "invalid_composition"
         assert error.details["rule"] == "V9"
@@ -274,7 +280,8 @@ class TestChains:
 
     def test_a_failing_user_hook_names_its_position(self, sample_workspace):
         root = sample_workspace.runner.workspace.root
-        (root / "lib" / "bad_chain.py").write_text("def main(ctx):\n    return {'sytemPromptSuffix': 'x'}\n")
+        misspelt = "def main(ctx):\n    return {'sytemPromptSuffix': 'x'}\n"
+        (root / "lib" / "bad_chain.py").write_text(misspelt)
         outcome = sample_workspace.run("chain-refund", hook="lib/bad_chain.py")
         error = outcome.turn_error
         assert error.kind == "invalid_result"

@@ -8,7 +8,8 @@ def policy_suffix(ctx):
 def route_small_talk(ctx):
     last = ctx["messages"][-1]
     if isinstance(last.get("content"), str) and last["content"].strip().lower() in {"hi", "hello"}:
-        return {"shortCircuit": {"role": "assistant", "content": "Hello! How can I help with your order?"}}
+        greeting = {"role": "assistant", "content": "Hello! How can I help with your order?"}
+        return {"shortCircuit": greeting}
     return None
 
 
