@@ -10,6 +10,7 @@ Run as ``python -I -m studio.engine.fork_server FD`` where FD is a datagram sock
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import selectors
@@ -40,6 +41,8 @@ def preload() -> None:
 
 
 _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
+# Two spares cover two runs at once without a fork on either's path.
+SPARES = 2
 
 
 class _Spare:
@@ -79,14 +82,14 @@ class ForkServer:
         self.selector = selectors.DefaultSelector()
         self.selector.register(control, selectors.EVENT_READ, self._on_command)
         self.selector.register(wake_r, selectors.EVENT_READ, self._on_signal)
-        self.spare: _Spare | None = None
+        self.spares: list[_Spare] = []
 
     def send(self, message: dict) -> None:
         with contextlib.suppress(OSError):
             self.control.send(encode_message(message))
 
     def serve(self) -> None:
-        self._make_spare()
+        self._replenish()
         self.send({"event": "ready", "pid": os.getpid()})
         try:
             while True:
@@ -98,10 +101,10 @@ class ForkServer:
 
     def _shut_down(self) -> None:
         """End the spare, any worker still running and whatever they left, then go."""
-        if self.spare is not None:
-            process_control.kill_tree(self.spare.pid)
-            self.spare.close()
-            self.spare = None
+        for spare in self.spares:
+            process_control.kill_tree(spare.pid)
+            spare.close()
+        self.spares.clear()
         for pid in list(self.workers):
             process_control.kill_tree(pid)
         self.workers.clear()
@@ -138,7 +141,6 @@ class ForkServer:
                 os.close(fd)
         self.workers[pid] = invocation
         self.send({"event": "spawned", "id": invocation, "pid": pid})
-        self._make_spare()
 
     def _fork(self, child: Callable[[], NoReturn]) -> int:
         pid = os.fork()
@@ -146,43 +148,49 @@ class ForkServer:
             self.selector.close()
             self.control.close()
             os.close(self.wake_r)
-            if self.spare is not None:
-                self.spare.close()
+            for spare in self.spares:
+                spare.close()
             child()
         return pid
 
-    def _make_spare(self) -> None:
-        """Fork the next worker ahead of its invocation. It is as fresh as one forked on demand:
-        it comes from this server, which never runs user code, and serves exactly one call."""
-        if self.spare is not None:
-            return
-        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
-        try:
-            pid = self._fork(lambda: _wait_as_spare(theirs))
-        except OSError:
-            ours.close()
-            return
-        finally:
-            theirs.close()
-        self.spare = _Spare(pid, ours)
+    def _replenish(self) -> None:
+        """Keep spare workers forked ahead of their invocations. A spare is as fresh as a worker
+        forked on demand: it comes from this server, which never runs user code, and serves
+        exactly one call. Spares are forked when a worker ends, not while one starts, so the
+        fork does not compete with a starting worker for the processor."""
+        while len(self.spares) < SPARES:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
+            try:
+                pid = self._fork(functools.partial(_wait_as_spare, theirs))
+            except OSError:
+                ours.close()
+                return
+            finally:
+                theirs.close()
+            self.spares.append(_Spare(pid, ours))
 
     def _hand_to_spare(self, spec: dict, fds: list[int]) -> int | None:
-        spare, self.spare = self.spare, None
-        if spare is None:
-            return None
-        try:
-            socket.send_fds(spare.channel, [encode_message(spec)], fds)
-        except OSError:
-            process_control.kill_tree(spare.pid)
-            return None
-        finally:
-            spare.close()
-        return spare.pid
+        while self.spares:
+            spare = self.spares.pop()
+            try:
+                socket.send_fds(spare.channel, [encode_message(spec)], fds)
+            except OSError:
+                process_control.kill_tree(spare.pid)
+                continue
+            finally:
+                spare.close()
+            return spare.pid
+        return None
 
     def _on_signal(self) -> bool:
         with contextlib.suppress(BlockingIOError):
             while os.read(self.wake_r, 512):
                 pass
+        self._reap()
+        self._replenish()
+        return True
+
+    def _reap(self) -> None:
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -190,9 +198,10 @@ class ForkServer:
                 break
             if pid == 0:
                 break
-            if self.spare is not None and pid == self.spare.pid:
-                self.spare.close()
-                self.spare = None
+            lost = [spare for spare in self.spares if spare.pid == pid]
+            for spare in lost:
+                spare.close()
+                self.spares.remove(spare)
             invocation = self.workers.pop(pid, None)
             if invocation is None:
                 continue
@@ -203,15 +212,16 @@ class ForkServer:
             else:
                 exit_info["code"] = os.waitstatus_to_exitcode(status)
             self.send(exit_info)
-        return True
 
     def _end_orphans(self) -> None:
         """Whatever a dead worker left behind was adopted here: end all that is not a worker."""
         me = os.getpid()
         for _ in range(100):
-            spare = self.spare.pid if self.spare else None
+            spares = {spare.pid for spare in self.spares}
             strays = [
-                p for p in process_control.children_of(me) if p not in self.workers and p != spare
+                p
+                for p in process_control.children_of(me)
+                if p not in self.workers and p not in spares
             ]
             if not strays:
                 return
