@@ -213,8 +213,9 @@ def test_two_hundred_runs_leak_no_descriptor_and_no_process(runner):
     for _ in range(200):
         assert runner.run().status == "ok"
     assert len(os.listdir("/proc/self/fd")) == fds_before
-    # The fork server and its spares; spares are new processes after every run.
-    assert len(live_descendants(os.getpid())) == len(processes_before) == 1 + SPARES
+    # Only the fork server and its spares (new ones after every run, forked as runs end).
+    assert len(processes_before) <= 1 + SPARES
+    assert len(live_descendants(os.getpid())) <= 1 + SPARES
     assert threading.active_count() == threads_before
 
 
