@@ -645,6 +645,16 @@ def parse_chain_sample(
                 )
             )
         for i, response in enumerate(responses):
+            if not isinstance(response, dict):
+                found.append(
+                    Finding(
+                        (*responses_at, i),
+                        f"{dotted((*responses_at, i))} must be a message object, "
+                        f"got {type_name(response)}",
+                        STUDIO_SCRIPTED_RESPONSES,
+                    )
+                )
+                continue
             for finding in validate_post_result({"response": response}):
                 found.append(_rebased(finding, 1, (*responses_at, i)))
     ordered = errors(found) + [f for f in found if f.severity == "warning"]

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from studio.core.findings import Finding, dotted, first_error
+from studio.core.findings import Finding, first_error
 from studio.core.step_amendment import (
     COMPOSITION_RULES,
     TOOL_COLLISION,
@@ -143,7 +143,7 @@ def amendment_failure(finding: Finding) -> TurnError:
         kind=kind,
         reason="callback",
         message=finding.message,
-        path=dotted(finding.path) or None,
+        path=finding.pointer or None,
         details=details,
     )
 

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from studio.core.findings import Finding
 from studio.core.json_files import JsonFileError, read_json_file
 from studio.core.pre_llm_config import loop_name_problem
+from studio.core.source_ref import lexical_path_problem, parse_source_ref
 
 AGENT_FILE = "agent.json"
 STUDIO_FILE = "hookstudio.json"
@@ -48,7 +49,15 @@ class LimitsSettings(BaseModel):
 class StepSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    source: str
+    source: str = Field(min_length=1, pattern=r"\S")
+
+    @field_validator("source")
+    @classmethod
+    def _inside_workspace(cls, source: str) -> str:
+        problem = lexical_path_problem(parse_source_ref(source.strip()).path)
+        if problem:
+            raise ValueError(problem)
+        return source.strip()
 
 
 class StudioSettings(BaseModel):
@@ -63,6 +72,13 @@ class StudioSettings(BaseModel):
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
     step: StepSettings | None = None
     chain: dict[str, Any] | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_is_a_number(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("version must be the number 1, not a boolean")
+        return value
 
 
 def _pydantic_findings(exc: ValidationError) -> list[Finding]:

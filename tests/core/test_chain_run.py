@@ -777,3 +777,21 @@ def test_chain_rules_are_new_studio_rules() -> None:
     assert any(
         f.rule in ids for f in parse_chain_config({"post": ["toolCallValidatorHook"]}).warnings
     )
+
+
+def test_a_scripted_response_that_is_not_an_object_is_a_finding():
+    found = parse_chain_sample(
+        {"contract": "chain", "context": _context_for_null_responses(), "responses": [None, 3]}
+    )
+    assert [f.pointer for f in found if f.severity == "error"] == ["/responses/0", "/responses/1"]
+
+
+def _context_for_null_responses() -> dict:
+    return {
+        "messages": [{"role": "user", "content": "hi"}],
+        "model": "m",
+        "modelProfile": None,
+        "tools": [],
+        "systemPrompt": "",
+        "state": {},
+    }

@@ -137,14 +137,14 @@ def test_a_read_the_hook_api_could_not_have_recorded_is_an_engine_error():
     ("returned", "rule", "path"),
     [
         ("use the big model", "V1", None),
-        ({"use": {"add": [{"id": "m2", "kind": "memory"}]}}, "V2", "use.add[0]"),
-        ({"use": {"remove": [{"id": "dup"}]}}, "V3", "use.remove[0]"),
-        ({"use": {"remove": [{"id": "kid"}]}}, "V4", "use.remove[0]"),
-        ({"use": {"remove": [{"id": "history"}]}}, "V5", "use.remove[0]"),
-        ({"use": {"remove": [{"id": "policy"}]}}, "V6", "use.remove[0]"),
-        ({"use": {"add": [{"id": "notes"}], "remove": [{"id": "notes"}]}}, "V7", "use.add[0]"),
-        ({"tools": {"search": {}}}, "V8", "tools.search"),
-        ({"activeTools": ["search", "missing"]}, "V9", "activeTools[1]"),
+        ({"use": {"add": [{"id": "m2", "kind": "memory"}]}}, "V2", "/use/add/0"),
+        ({"use": {"remove": [{"id": "dup"}]}}, "V3", "/use/remove/0"),
+        ({"use": {"remove": [{"id": "kid"}]}}, "V4", "/use/remove/0"),
+        ({"use": {"remove": [{"id": "history"}]}}, "V5", "/use/remove/0"),
+        ({"use": {"remove": [{"id": "policy"}]}}, "V6", "/use/remove/0"),
+        ({"use": {"add": [{"id": "notes"}], "remove": [{"id": "notes"}]}}, "V7", "/use/add/0"),
+        ({"tools": {"search": {}}}, "V8", "/tools/search"),
+        ({"activeTools": ["search", "missing"]}, "V9", "/activeTools/1"),
     ],
 )
 def test_a_composition_rule_failure_is_invalid_composition_with_its_path(returned, rule, path):
@@ -167,10 +167,10 @@ def test_a_composition_rule_failure_is_invalid_composition_with_its_path(returne
 @pytest.mark.parametrize(
     ("budget", "rule", "path"),
     [
-        ({"max": 0}, "V10", "inputBudget.max"),
-        ({"optimizeAt": 1.5}, "V10", "inputBudget.optimizeAt"),
-        ({"max": 2**53}, "V10", "inputBudget.max"),
-        ({"optimizeAt": 300, "max": 200}, "V11", "inputBudget.optimizeAt"),
+        ({"max": 0}, "V10", "/inputBudget/max"),
+        ({"optimizeAt": 1.5}, "V10", "/inputBudget/optimizeAt"),
+        ({"max": 2**53}, "V10", "/inputBudget/max"),
+        ({"optimizeAt": 300, "max": 200}, "V11", "/inputBudget/optimizeAt"),
     ],
 )
 def test_a_budget_type_error_is_invalid_result(budget, rule, path):
@@ -187,14 +187,14 @@ def test_an_unreadable_value_is_invalid_result_with_the_callback_error():
     assert error.kind == "invalid_result"
     assert error.details["rule"] == "unreadable"
     assert error.details["error"]["message"] == "Request preparation failed: callback."
-    assert error.path == "use.add"
+    assert error.path == "/use/add"
 
 
 def test_a_tool_collision_of_an_added_contributor_is_invalid_composition():
     error = decide({"use": {"add": [{"id": "extra", "tools": ["search"]}]}}).error
     assert error.kind == "invalid_composition"
     assert error.details["rule"] == "tool-collision"
-    assert error.path == "use.add[0].tools[0]"
+    assert error.path == "/use/add/0/tools/0"
 
 
 def test_the_first_finding_fails_the_call():
