@@ -239,15 +239,11 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _open_studio(args: argparse.Namespace) -> int:
-    path = Path(args.workspace) if args.workspace else _bundled_workspace()
-    if not path.is_dir():
-        raise UsageError(f"{path}: no such workspace folder")
-    print(f"Hook Studio would open the workspace {path.resolve()}")
-    return EXIT_VALID
+    if args.workspace and not Path(args.workspace).is_dir():
+        raise UsageError(f"{args.workspace}: no such workspace folder")
+    from studio.ui.app import run_studio
 
-
-def _bundled_workspace() -> Path:
-    return Path(__file__).resolve().parent.parent / "resources" / "sample-workspace"
+    return run_studio(args.workspace)
 
 
 def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable]]:
