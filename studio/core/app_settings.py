@@ -1,0 +1,56 @@
+"""The studio's own settings: one model, saved as a diff from its defaults, with a version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from studio.core.atomic_write import write_atomically
+
+SETTINGS_VERSION = 1
+MAX_RECENT = 10
+
+
+class AppSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    recent_workspaces: list[str] = Field(default_factory=list)
+    last_workspace: str | None = None
+    window_geometry: str | None = None
+    window_state: str | None = None
+    splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
+    rerun_on_save: bool = False
+    only_changes: bool = False
+
+    def remember_workspace(self, path: str) -> AppSettings:
+        recent = [path] + [p for p in self.recent_workspaces if p != path]
+        return self.model_copy(
+            update={"recent_workspaces": recent[:MAX_RECENT], "last_workspace": path}
+        )
+
+
+def load_settings(path: Path) -> AppSettings:
+    """The saved settings; a missing, unreadable or foreign file gives the defaults."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return AppSettings()
+    if not isinstance(raw, dict) or raw.get("version") != SETTINGS_VERSION:
+        return AppSettings()
+    try:
+        return AppSettings.model_validate(raw.get("changed", {}))
+    except ValidationError:
+        return AppSettings()
+
+
+def save_settings(path: Path, settings: AppSettings) -> None:
+    defaults = AppSettings().model_dump()
+    changed: dict[str, Any] = {
+        key: value for key, value in settings.model_dump().items() if defaults.get(key) != value
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"version": SETTINGS_VERSION, "changed": changed}, indent=2)
+    write_atomically(path, text.encode("utf-8"))
