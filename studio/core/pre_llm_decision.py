@@ -58,7 +58,12 @@ def new_sealed_request_id() -> str:
 
 
 def pre_llm_decision(
-    original: Any, returned: Any | None, *, loop: str, applied: bool
+    original: Any,
+    returned: Any | None,
+    *,
+    loop: str,
+    applied: bool,
+    returned_hash: str | None = None,
 ) -> dict[str, Any]:
     """What the hook decided, as counts, names and hashes. ``returned`` is None when the hook
     did not run or failed; then nothing is sealed."""
@@ -79,7 +84,7 @@ def pre_llm_decision(
     if sent is None:
         return record
     after_tools = _tool_names(sent)
-    record["requestHashAfter"] = request_hash(sent)
+    record["requestHashAfter"] = returned_hash if applied and returned_hash else request_hash(sent)
     record["changed"] = {
         key: (original.get(key) if isinstance(original, dict) else None)
         != (sent.get(key) if isinstance(sent, dict) else None)

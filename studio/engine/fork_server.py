@@ -57,7 +57,7 @@ class _Spare:
 def _wait_as_spare(channel: socket.socket) -> NoReturn:
     """A spare worker: isolated and idle until its one invocation arrives."""
     try:
-        worker_runtime.become_spare()
+        worker_runtime.become_spare([channel.fileno()])
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
         if not data or len(fds) != 4:
@@ -65,6 +65,15 @@ def _wait_as_spare(channel: socket.socket) -> NoReturn:
         spec = WorkerSpec.from_json(decode_message(data))
     except BaseException:
         os._exit(0)
+    worker_runtime.enter_worker(spec, fds)
+
+
+def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
+    """A worker forked on demand, when no spare is left."""
+    try:
+        worker_runtime.become_spare(fds)
+    except BaseException:
+        os._exit(71)
     worker_runtime.enter_worker(spec, fds)
 
 
@@ -132,7 +141,7 @@ class ForkServer:
             spec = WorkerSpec.from_json(message["spec"])
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
-                pid = self._fork(lambda: worker_runtime.enter_worker(spec, fds))
+                pid = self._fork(functools.partial(_worker_now, spec, fds))
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
             return

@@ -493,7 +493,9 @@ class Runner:
         return RunOutcome(
             status="ok",
             result=returned,
-            inspection=pre_llm_decision(request, returned, loop=loop, applied=True),
+            inspection=pre_llm_decision(
+                request, returned, loop=loop, applied=True, returned_hash=reading.value_sha256
+            ),
             warnings=[f.to_json() for f in presented_not_enabled(request.get("tools"), returned)],
             **base,
             **output,

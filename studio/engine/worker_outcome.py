@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,7 @@ class WorkerReading:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     duration_ms: float = 0.0
+    value_sha256: str | None = None
 
 
 def read_worker(
@@ -117,6 +119,9 @@ def read_worker(
     reading.extra = envelope.get("extra") or {}
     if status == "ok":
         reading.value = envelope.get("value")
+        length = envelope.get("value_bytes")
+        if isinstance(length, int) and 0 < length < len(payload):
+            reading.value_sha256 = hashlib.sha256(payload[-1 - length : -1]).hexdigest()
         return reading
     details = envelope.get("details") or {}
     frames = [Frame(**f) for f in details.pop("frames", []) or []]

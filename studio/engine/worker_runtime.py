@@ -252,6 +252,10 @@ def _argument(spec: WorkerSpec, payload: Any) -> Any:
 
 
 def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
+    """The envelope as JSON text. The value goes last and its length is in the head, so the
+    engine can hash the value's exact bytes without writing the value out again."""
+    if value_json is not None:
+        envelope_head = {**envelope_head, "value_bytes": len(value_json)}
     head = json.dumps(envelope_head, separators=(",", ":"), default=str).encode()
     if value_json is None:
         return head
@@ -260,7 +264,10 @@ def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
 
 def _serialise_result(value: Any) -> bytes:
     try:
-        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        # Sorted keys: these bytes are the canonical text the decision record's hash covers.
+        text = json.dumps(
+            value, allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True
+        )
         return text.encode("utf-8", "surrogatepass")
     except RecursionError:
         raise HookFailure(
@@ -374,11 +381,37 @@ def _line_buffered(fd: int) -> Any:
     return open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
-def become_spare() -> None:
-    """Everything that does not depend on the invocation, done before one arrives."""
+def become_spare(keep: list[int]) -> None:
+    """Everything that does not depend on the invocation, done before one arrives: isolation,
+    standard streams, closing what the fork server had open, and a rehearsal that touches what
+    every call touches, so those pages are copied from the fork server now, not during a call."""
     process_control.become_worker()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, process_control.max_fd())
+    sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+    sys.stdout = _line_buffered(1)
+    sys.stderr = _line_buffered(2)
+    _rehearse()
+
+
+def _rehearse() -> None:
+    payload = json.loads('{"request": {"system": "", "messages": [], "tools": []}, "loop": {}}')
+    code = compile("def main(payload):\n    return payload\n", "<rehearsal>", "exec")
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    value = namespace["main"](payload)
+    json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()
+    frame(b"{}")
+    os.path.realpath(os.getcwd())
+    process_control.children_of(os.getpid())
 
 
 def enter_worker(spec: WorkerSpec, fds: list[int]) -> NoReturn:
@@ -387,18 +420,15 @@ def enter_worker(spec: WorkerSpec, fds: list[int]) -> NoReturn:
         process_control.limit_memory(spec.memory_bytes)
         # Move the handed descriptors out of the way first, so wiring one cannot clobber another.
         moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds]
+        for fd in fds:
+            os.close(fd)
         input_fd, result_fd, out_fd, err_fd = moved
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
         os.dup2(input_fd, INPUT_FD)
         os.dup2(result_fd, RESULT_FD)
-        os.closerange(RESULT_FD + 1, process_control.max_fd())
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        sys.stdout = _line_buffered(1)
-        sys.stderr = _line_buffered(2)
-        sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        for fd in moved:
+            os.close(fd)
         sys.path.insert(0, spec.workspace)
     except BaseException:
         with contextlib.suppress(BaseException):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from studio.core.pre_llm_decision import request_hash
 from tests.engine.conftest import REQUEST, LiveRunner, make_workspace, write_json
 
 SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
@@ -286,3 +287,28 @@ class TestChains:
         error = outcome.turn_error
         assert error.kind == "invalid_result"
         assert error.hook.position == 0 and error.hook.chain == "pre"
+
+
+class TestRequestHashes:
+    def test_the_hash_after_is_the_hash_of_the_returned_request(self, workspace, runner):
+        hook_file(
+            workspace,
+            "unicode.py",
+            "def main(p):\n"
+            "    r = p['request']\n"
+            "    system = 'Grüße 👋 \\u2028'\n"
+            "    options = {'topP': 0.5}\n"
+            "    return {'tools': r['tools'], 'system': system, 'options': options,"
+            " 'messages': r['messages']}\n",
+        )
+        outcome = runner.run(hook="lib/unicode.py")
+        assert outcome.status == "ok", outcome.turn_error
+        assert outcome.inspection["requestHashAfter"] == request_hash(outcome.result)
+
+    def test_an_unchanged_request_has_the_same_hash_before_and_after(self, workspace, runner):
+        hook_file(
+            workspace, "same.py", "def main(p):\n    return dict(reversed(p['request'].items()))\n"
+        )
+        decision = runner.run(hook="lib/same.py").inspection
+        assert decision["requestHashBefore"] == decision["requestHashAfter"]
+        assert not any(decision["changed"].values())
