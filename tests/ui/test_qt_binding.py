@@ -15,6 +15,8 @@ def test_a_hundred_thousand_void_calls_do_not_crash_the_interpreter():
         "    o.setObjectName('x')\n"
         "print('alive')\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == "alive"
