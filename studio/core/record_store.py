@@ -225,6 +225,7 @@ class StoredRecord(BaseModel):
             fields.update(
                 input=payload.get("input"),
                 result=payload.get("result"),
+                rejected=payload.get("rejected"),
                 stdout=payload.get("stdout") or "",
                 stderr=payload.get("stderr") or "",
             )
@@ -282,6 +283,7 @@ def payload_record(outcome: RunOutcome) -> dict[str, Any]:
     return {
         "input": outcome.input,
         "result": outcome.result,
+        "rejected": outcome.rejected,
         "stdout": outcome.stdout,
         "stderr": outcome.stderr,
         "turn_error": outcome.turn_error,

@@ -48,6 +48,9 @@ class RunOutcome(BaseModel):
     duration_ms: float = 0.0
     input: Any = None
     result: Any = None
+    # What a hook returned that its contract refused: kept so the interface can point into it,
+    # never shown as a result (``result`` stays None on a turn error).
+    rejected: Any = None
     inspection: dict[str, Any] = Field(default_factory=dict)
     effective: dict[str, Any] | None = None
     turn_error: TurnError | None = None

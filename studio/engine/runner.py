@@ -485,6 +485,7 @@ class Runner:
             return RunOutcome(
                 status="turn_error",
                 turn_error=error,
+                rejected=reading.value if error.kind == "invalid_result" else None,
                 inspection=pre_llm_decision(request, None, loop=loop, applied=True),
                 **base,
                 **output,

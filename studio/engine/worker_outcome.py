@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,9 +118,8 @@ def read_worker(
     reading.extra = envelope.get("extra") or {}
     if status == "ok":
         reading.value = envelope.get("value")
-        length = envelope.get("value_bytes")
-        if isinstance(length, int) and 0 < length < len(payload):
-            reading.value_sha256 = hashlib.sha256(payload[-1 - length : -1]).hexdigest()
+        digest = reading.extra.pop("sha256", None)
+        reading.value_sha256 = digest if isinstance(digest, str) else None
         return reading
     details = envelope.get("details") or {}
     frames = [Frame(**f) for f in details.pop("frames", []) or []]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import hashlib
 import inspect
 import json
 import linecache
@@ -252,22 +253,24 @@ def _argument(spec: WorkerSpec, payload: Any) -> Any:
 
 
 def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
-    """The envelope as JSON text. The value goes last and its length is in the head, so the
-    engine can hash the value's exact bytes without writing the value out again."""
-    if value_json is not None:
-        envelope_head = {**envelope_head, "value_bytes": len(value_json)}
+    """The envelope as JSON text, the value last."""
     head = json.dumps(envelope_head, separators=(",", ":"), default=str).encode()
     if value_json is None:
         return head
     return head[:-1] + b',"value":' + value_json + b"}"
 
 
+def _sorted_hash(value: Any) -> str:
+    """The decision record's request hash: SHA-256 of compact JSON with sorted keys, computed
+    where the value already is, instead of writing it out again in the engine."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _serialise_result(value: Any) -> bytes:
     try:
-        # Sorted keys: these bytes are the canonical text the decision record's hash covers.
-        text = json.dumps(
-            value, allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True
-        )
+        # The hook's own key order travels: the contract's first finding depends on it.
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
         return text.encode("utf-8", "surrogatepass")
     except RecursionError:
         raise HookFailure(
@@ -301,6 +304,8 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
         if worker.nested_failures:
             raise HookFailure("nested_lambda_failed", worker.nested_failures[0])
         value_json = _serialise_result(value)
+        if spec.contract == "pre_llm":
+            worker.extra["sha256"] = _sorted_hash(value)
         envelope = _finish({"status": "ok", "extra": worker.extra}, value_json)
     except HookFailure as failure:
         envelope = _finish(

@@ -312,3 +312,11 @@ class TestRequestHashes:
         decision = runner.run(hook="lib/same.py").inspection
         assert decision["requestHashBefore"] == decision["requestHashAfter"]
         assert not any(decision["changed"].values())
+
+
+def test_a_rejected_request_is_kept_apart_and_never_as_the_result(workspace, runner):
+    hook_file(workspace, "outer.py", "def main(p):\n    return p\n")
+    outcome = runner.run(hook="lib/outer.py")
+    assert outcome.turn_error.path == "/request"
+    assert outcome.result is None
+    assert outcome.rejected["request"] == REQUEST

@@ -1,0 +1,683 @@
+"""Every stored run of the workspace: a sortable, filterable table, the detail of the selected
+run, two runs compared, export as JSON Lines and clearing payloads.
+
+The view observes a ``RecordStore`` and owns no data: every read and write of the store happens
+off the GUI thread through ``EngineBridge.call``; its results come back as ``work_finished`` with
+this view's own tags. A reload keeps the selection and the scroll position.
+
+Keyboard: the main window's Find (Ctrl+F) calls ``focus_filter``; Enter on a row opens its
+detail; Ctrl+E exports; Delete clears the payloads of the selected runs (after confirmation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.record_store import RecordStore, StoredRecord
+from studio.core.workspace import Workspace
+from studio.ui.engine_bridge import EngineBridge
+from studio.ui.record_compare import RecordCompare
+from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
+from studio.ui.record_table import (
+    CONTRACT,
+    CONTRACT_TITLES,
+    DURATION,
+    HOOK,
+    LOOP,
+    OUTCOME,
+    RUN_ID_ROLE,
+    SAMPLE,
+    TIME,
+    ElideLeftDelegate,
+    RecordFilterProxy,
+    RecordTableModel,
+    RowSet,
+    outcome_label,
+    prepare_row_set,
+)
+
+EXPORT_NAME = "records.jsonl"
+_COLUMN_WIDTHS = {TIME: 118, CONTRACT: 64, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
+_DETAIL_DELAY_MS = 40
+
+
+@dataclass(frozen=True)
+class _ViewState:
+    """What a reload must give back: the selected runs, the current one, the scroll position."""
+
+    selected: tuple[str, ...]
+    current: str | None
+    at_top: bool
+    top_run: str | None
+    horizontal: int
+
+
+# --- work done off the GUI thread -----------------------------------------------------------
+
+
+def _load_rows(store: RecordStore, column: int, order: Qt.SortOrder) -> RowSet:
+    return prepare_row_set(store.list(), column, order)
+
+
+def _load_pair(
+    store: RecordStore, a: str, b: str
+) -> tuple[StoredRecord | None, StoredRecord | None]:
+    return store.get(a), store.get(b)
+
+
+def _export(store: RecordStore, run_ids: list[str], path: str) -> int:
+    """Write the runs to ``path`` as JSON Lines, all at once: a temporary file in the same folder
+    replaces the target only when it is complete."""
+    target = Path(path)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        with temp.open("w", encoding="utf-8", newline="\n") as stream:
+            written = store.export_jsonl(run_ids, stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return written
+
+
+def _clear(store: RecordStore, run_ids: list[str] | None) -> int:
+    return store.clear_payloads(run_ids)
+
+
+def _runs(rows: Sequence[int]) -> Iterator[tuple[int, int]]:
+    """The sorted ``rows`` as (first, last) pairs of consecutive rows."""
+    start = previous = None
+    for row in rows:
+        if previous is not None and row == previous + 1:
+            previous = row
+            continue
+        if start is not None and previous is not None:
+            yield start, previous
+        start = previous = row
+    if start is not None and previous is not None:
+        yield start, previous
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+class RecordsView(QWidget):
+    open_source = Signal(str, int)
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._store: RecordStore | None = None
+        self._workspace: Workspace | None = None
+        self._token = object()  # tags of this view's work on the bridge
+        self._store_generation = 0
+        self._detail_generation = 0
+        self._loading = False
+        self._reload_wanted = False
+        self._busy = False
+
+        self._build()
+        bridge.work_finished.connect(self._on_work_finished)
+        self._update_actions()
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self._filter = QLineEdit()
+        self._filter.setObjectName("recordsFilter")
+        self._filter.setPlaceholderText(
+            "Filter runs: hook, sample, loop, outcome, run id… (Ctrl+F)"
+        )
+        self._filter.setClearButtonEnabled(True)
+        self._filter.setToolTip(
+            "Every word must occur in the run's hook, sample, loop, outcome or id"
+        )
+        self._filter.textChanged.connect(self._on_filter_changed)
+        self._filter.returnPressed.connect(self._on_filter_return)
+
+        self._contract_box = QComboBox()
+        self._contract_box.setObjectName("recordsContract")
+        self._contract_box.setToolTip("Show the runs of one contract")
+        self._contract_box.addItem("All contracts", None)
+        for contract, title in CONTRACT_TITLES.items():
+            self._contract_box.addItem(title, contract)
+        self._contract_box.currentIndexChanged.connect(self._on_filter_changed)
+
+        self._outcome_box = QComboBox()
+        self._outcome_box.setObjectName("recordsOutcome")
+        self._outcome_box.setToolTip("Show the runs that ended this way")
+        self._outcome_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._fill_outcomes(set())
+        self._outcome_box.currentIndexChanged.connect(self._on_filter_changed)
+
+        self._compare_action = QAction("Compare", self)
+        self._compare_action.setToolTip("Compare the decision records of the two selected runs")
+        self._compare_action.triggered.connect(self._on_compare)
+        self._export_action = QAction("Export…", self)
+        self._export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self._export_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self._export_action.setToolTip(
+            "Export the selected runs (or every run shown) as JSON Lines (Ctrl+E)"
+        )
+        self._export_action.triggered.connect(self._on_export)
+        self._clear_selected_action = QAction("Clear Payloads of Selected Runs…", self)
+        self._clear_selected_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self._clear_selected_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self._clear_selected_action.setToolTip(
+            "Forget the input, result and output of the selected runs; their decision records "
+            "stay (Delete)"
+        )
+        self._clear_selected_action.triggered.connect(self._on_clear_selected)
+        self._clear_all_action = QAction("Clear All Payloads…", self)
+        self._clear_all_action.setToolTip(
+            "Forget the input, result and output of every run; the decision records stay"
+        )
+        self._clear_all_action.triggered.connect(self._on_clear_all)
+        self.addAction(self._export_action)
+
+        compare_button = QToolButton()
+        compare_button.setObjectName("recordsCompareButton")
+        compare_button.setDefaultAction(self._compare_action)
+        export_button = QToolButton()
+        export_button.setObjectName("recordsExportButton")
+        export_button.setDefaultAction(self._export_action)
+        clear_button = QToolButton()
+        clear_button.setObjectName("recordsClearButton")
+        clear_button.setText("Clear Payloads ▾")
+        clear_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
+        clear_button.setToolTip("Forget what runs carried; their decision records stay")
+        clear_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        clear_menu = QMenu(clear_button)
+        clear_menu.addAction(self._clear_selected_action)
+        clear_menu.addAction(self._clear_all_action)
+        clear_button.setMenu(clear_menu)
+        self._clear_button = clear_button
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self._filter, 3)
+        bar.addWidget(self._contract_box)
+        bar.addWidget(self._outcome_box)
+        bar.addSpacing(8)
+        bar.addWidget(compare_button)
+        bar.addWidget(export_button)
+        bar.addWidget(clear_button)
+
+        self._model = RecordTableModel(self)
+        self._proxy = RecordFilterProxy(self)
+        self._proxy.setSourceModel(self._model)
+        table = QTableView()
+        table.setObjectName("recordsTable")
+        table.setModel(self._proxy)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setAlternatingRowColors(True)
+        table.setShowGrid(False)
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self._elide_left = ElideLeftDelegate(table)
+        table.setItemDelegateForColumn(HOOK, self._elide_left)
+        table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        vertical = table.verticalHeader()
+        vertical.hide()
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vertical.setDefaultSectionSize(table.fontMetrics().height() + 8)
+        header = table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionsMovable(True)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(HOOK, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(48)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        for column, width in _COLUMN_WIDTHS.items():
+            table.setColumnWidth(column, width)
+        # The header asks its selection model whether each column is wholly selected, row by
+        # row, on every paint: with 10,000 rows selected that is 70,000 calls into this Python
+        # model (a sixth of a second). Sections are never highlighted, so the header gets a
+        # selection model of its own that stays empty.
+        self._header_selection = QItemSelectionModel(self._proxy, self)
+        header.setSelectionModel(self._header_selection)
+        header.setSortIndicator(TIME, Qt.SortOrder.DescendingOrder)
+        table.setSortingEnabled(True)
+        table.addAction(self._clear_selected_action)
+        table.activated.connect(self._on_row_activated)
+        selection = table.selectionModel()
+        selection.selectionChanged.connect(self._on_selection_changed)
+        selection.currentRowChanged.connect(self._on_current_changed)
+        self._table = table
+
+        self._detail = RecordDetail()
+        self._detail.setObjectName("recordDetail")
+        self._detail.frame_activated.connect(self._on_frame_activated)
+        self._compare = RecordCompare()
+        self._compare.setObjectName("recordCompare")
+        self._pages = QStackedWidget()
+        self._pages.setObjectName("recordPages")
+        self._pages.addWidget(self._detail)
+        self._pages.addWidget(self._compare)
+
+        self._splitter = QSplitter(Qt.Orientation.Horizontal)
+        self._splitter.setObjectName("recordsSplitter")
+        self._splitter.addWidget(table)
+        self._splitter.addWidget(self._pages)
+        self._splitter.setStretchFactor(0, 3)
+        self._splitter.setStretchFactor(1, 2)
+        self._splitter.setSizes([600, 400])
+
+        self._count = QLabel()
+        self._count.setObjectName("recordsCount")
+        self._message = QLabel()
+        self._message.setObjectName("recordsMessage")
+        self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        footer = QHBoxLayout()
+        footer.setContentsMargins(0, 0, 0, 0)
+        footer.addWidget(self._count)
+        footer.addStretch(1)
+        footer.addWidget(self._message)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self._splitter, 1)
+        layout.addLayout(footer)
+
+        self._detail_timer = QTimer(self)
+        self._detail_timer.setSingleShot(True)
+        self._detail_timer.setInterval(_DETAIL_DELAY_MS)
+        self._detail_timer.timeout.connect(self._load_current_detail)
+
+    def _fill_outcomes(self, kinds: set[str]) -> None:
+        box = self._outcome_box
+        current = box.currentData()
+        box.blockSignals(True)
+        box.clear()
+        box.addItem("Any outcome", None)
+        box.addItem("ok", "ok")
+        box.addItem("not applied", "not_applied")
+        box.addItem("turn error (any kind)", "turn_error")
+        wanted = set(kinds)
+        if isinstance(current, str) and current.startswith("turn_error/"):
+            wanted.add(current.split("/", 1)[1])
+        for kind in sorted(wanted):
+            box.addItem(outcome_label("turn_error", kind), f"turn_error/{kind}")
+        index = box.findData(current)
+        box.setCurrentIndex(max(index, 0))
+        box.blockSignals(False)
+
+    # ---- the interface -------------------------------------------------------------------------
+    def set_store(self, store: RecordStore | None, workspace: Workspace | None = None) -> None:
+        """Show the runs of ``store`` (``None``: no store, an empty view)."""
+        self._store = store
+        self._workspace = workspace
+        self._store_generation += 1
+        self._detail_generation += 1
+        self._loading = False
+        self._reload_wanted = False
+        self._busy = False
+        self._detail_timer.stop()
+        self._model.set_rows([])
+        self._fill_outcomes(set())
+        self._detail.set_workspace_root(workspace.root if workspace else None)
+        self._pages.setCurrentWidget(self._detail)
+        self._set_message("")
+        if store is None:
+            self._detail.show_placeholder("No record store: open a workspace to see its runs.")
+        else:
+            self._detail.show_placeholder("Loading the runs…")
+            self.refresh()
+        self._update_count()
+        self._update_actions()
+
+    def refresh(self) -> None:
+        """Reload the runs off the GUI thread; the selection and the scroll position stay."""
+        if self._store is None:
+            return
+        if self._loading:
+            self._reload_wanted = True
+            return
+        self._loading = True
+        self._reload_wanted = False
+        model = self._model
+        self._call("rows", _load_rows, self._store, model.sort_column, model.sort_order)
+
+    def focus_filter(self) -> None:
+        self._filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self._filter.selectAll()
+
+    # ---- the bridge ----------------------------------------------------------------------------
+    def _call(self, kind: str, function: Any, *args: Any, extra: Any = None) -> None:
+        tag = (self._token, kind, self._store_generation, extra)
+        self._bridge.call(tag, function, *args)
+
+    def _on_work_finished(self, tag: object, result: Any, error: object) -> None:
+        if not (isinstance(tag, tuple) and len(tag) == 4 and tag[0] is self._token):
+            return
+        _, kind, generation, extra = tag
+        if generation != self._store_generation:
+            return  # for a store this view no longer shows
+        if kind == "rows":
+            self._on_rows_loaded(result, error)
+        elif kind == "detail":
+            self._on_detail_loaded(extra, result, error)
+        elif kind == "pair":
+            self._on_pair_loaded(result, error)
+        elif kind == "export":
+            self._on_exported(extra, result, error)
+        elif kind == "clear":
+            self._on_cleared(result, error)
+
+    # ---- rows ----------------------------------------------------------------------------------
+    def _capture_state(self) -> _ViewState:
+        table = self._table
+        selected = tuple(self._selected_ids())
+        current = table.currentIndex()
+        bar = table.verticalScrollBar()
+        top = table.indexAt(QPoint(0, 0))
+        return _ViewState(
+            selected=selected,
+            current=current.data(RUN_ID_ROLE) if current.isValid() else None,
+            at_top=bar.value() <= bar.minimum(),
+            top_run=top.data(RUN_ID_ROLE) if top.isValid() else None,
+            horizontal=table.horizontalScrollBar().value(),
+        )
+
+    def _proxy_row(self, run_id: str | None) -> int | None:
+        if run_id is None:
+            return None
+        source = self._model.row_of(run_id)
+        if source is None:
+            return None
+        index = self._proxy.mapFromSource(self._model.index(source, 0))
+        return index.row() if index.isValid() else None
+
+    def _restore_state(self, state: _ViewState) -> None:
+        table = self._table
+        model = self._proxy
+        proxy_of = {source: row for row, source in enumerate(model.source_rows())}
+        rows = sorted(
+            proxy_of[source]
+            for source in map(self._model.row_of, state.selected)
+            if source is not None and source in proxy_of
+        )
+        selection = QItemSelection()
+        last = model.columnCount() - 1
+        for start, end in _runs(rows):
+            selection.select(model.index(start, 0), model.index(end, last))
+        flags = QItemSelectionModel.SelectionFlag
+        selection_model = table.selectionModel()
+        selection_model.select(selection, flags.ClearAndSelect | flags.Rows)
+        current = self._proxy_row(state.current)
+        if current is not None:
+            selection_model.setCurrentIndex(model.index(current, 0), flags.NoUpdate)
+        table.doItemsLayout()  # the scroll range of the new rows, now rather than on next paint
+        if state.at_top:
+            table.scrollToTop()
+        else:
+            top = self._proxy_row(state.top_run)
+            if top is not None:
+                table.scrollTo(model.index(top, 0), QAbstractItemView.ScrollHint.PositionAtTop)
+        table.horizontalScrollBar().setValue(state.horizontal)
+
+    def _on_rows_loaded(self, rows: RowSet | None, error: object) -> None:
+        self._loading = False
+        if error is not None or rows is None:
+            self._set_message(f"The runs could not be read: {error}", error=True)
+        else:
+            state = self._capture_state()
+            self._fill_outcomes(set(rows.kinds))
+            self._model.set_rows(rows)
+            self._restore_state(state)
+            self._update_count()
+            self._update_actions()
+            if not rows.rows:
+                self._detail.show_placeholder(
+                    "No runs yet. Run a hook on a sample (Ctrl+Return) and its record shows here."
+                )
+            elif self._current_run_id() is None:
+                self._detail.show_placeholder("Select a run to see its decision record.")
+            else:
+                self._load_current_detail()
+        if self._reload_wanted:
+            self.refresh()
+
+    def _update_count(self) -> None:
+        total = self._model.rowCount()
+        shown = self._proxy.rowCount()
+        if self._store is None:
+            text = ""
+        elif shown == total:
+            text = _plural(total, "run")
+        else:
+            text = f"{shown:,} of {_plural(total, 'run')} shown"
+        selected = self._selected_count()
+        if selected > 1:
+            text += f" · {selected:,} selected"
+        self._count.setText(text)
+
+    # ---- filters ----------------------------------------------------------------------------
+    def _on_filter_changed(self, *_: Any) -> None:
+        self._proxy.set_filters(
+            self._filter.text(), self._contract_box.currentData(), self._outcome_box.currentData()
+        )
+        self._update_count()
+        self._update_actions()
+
+    def _on_filter_return(self) -> None:
+        if self._proxy.rowCount() == 0:
+            return
+        self._table.setFocus(Qt.FocusReason.OtherFocusReason)
+        if not self._table.currentIndex().isValid():
+            self._table.selectRow(0)
+
+    # ---- selection and detail ------------------------------------------------------------------
+    def _selected_count(self) -> int:
+        return sum(r.height() for r in self._table.selectionModel().selection())
+
+    def _selected_ids(self) -> list[str]:
+        """The selected runs, in the table's order (from the selection's ranges: with every one
+        of 10,000 rows selected, ``selectedRows`` alone takes a tenth of a second)."""
+        rows: set[int] = set()
+        for selected in self._table.selectionModel().selection():
+            rows.update(range(selected.top(), selected.bottom() + 1))
+        if not rows:
+            return []
+        shown = self._proxy.source_rows()
+        model_rows = self._model.rows
+        return [model_rows[shown[row]].run_id for row in sorted(rows) if row < len(shown)]
+
+    def _shown_ids(self) -> list[str]:
+        model_rows = self._model.rows
+        return [model_rows[source].run_id for source in self._proxy.source_rows()]
+
+    def _current_run_id(self) -> str | None:
+        index = self._table.currentIndex()
+        return index.data(RUN_ID_ROLE) if index.isValid() else None
+
+    def _on_selection_changed(self, *_: Any) -> None:
+        self._update_actions()
+        self._update_count()
+        if self._pages.currentWidget() is self._compare:
+            pair = self._compare.run_ids
+            if self._selected_count() != 2 or set(self._selected_ids()) != set(pair or ()):
+                self._pages.setCurrentWidget(self._detail)
+
+    def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self._detail_timer.start()
+
+    def _load_current_detail(self) -> None:
+        self._detail_timer.stop()
+        run_id = self._current_run_id()
+        if self._store is None or run_id is None:
+            return
+        self._detail_generation += 1
+        self._call("detail", load_detail, self._store, run_id, extra=self._detail_generation)
+
+    def _on_detail_loaded(self, generation: int, data: Any, error: object) -> None:
+        if generation != self._detail_generation:
+            return  # a later selection asked for another run
+        if error is not None:
+            self._detail.show_placeholder(f"The run could not be read: {error}")
+        elif not isinstance(data, RecordDetailData):
+            self._detail.show_placeholder("This run is no longer stored.")
+        else:
+            self._detail.show_record(data)
+
+    def _on_row_activated(self, index: QModelIndex) -> None:
+        if not index.isValid():
+            return
+        self._pages.setCurrentWidget(self._detail)
+        sizes = self._splitter.sizes()
+        if sizes[1] == 0:
+            self._splitter.setSizes([max(sizes[0] * 3 // 5, 1), max(sizes[0] * 2 // 5, 1)])
+        if self._detail.run_id != index.data(RUN_ID_ROLE):
+            self._load_current_detail()
+        self._detail.tabs.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _on_frame_activated(self, file: str, line: int) -> None:
+        self.open_source.emit(file, line)
+
+    # ---- compare -------------------------------------------------------------------------------
+    def _on_compare(self) -> None:
+        ids = self._selected_ids()
+        if self._store is None or len(ids) != 2:
+            return
+        self._call("pair", _load_pair, self._store, ids[0], ids[1])
+
+    def _on_pair_loaded(self, pair: Any, error: object) -> None:
+        if error is not None or not pair or None in pair:
+            self._set_message(f"The runs could not be compared: {error or 'not stored'}", True)
+            return
+        self._compare.show_pair(*pair)
+        self._pages.setCurrentWidget(self._compare)
+
+    # ---- export ------------------------------------------------------------------------------
+    def _export_ids(self) -> list[str]:
+        return self._selected_ids() or self._shown_ids()
+
+    def _on_export(self) -> None:
+        ids = self._export_ids()
+        if self._store is None or not ids:
+            return
+        folder = self._workspace.root if self._workspace else Path.home()
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            f"Export {_plural(len(ids), 'run')} as JSON Lines",
+            str(folder / EXPORT_NAME),
+            "JSON Lines (*.jsonl);;All files (*)",
+        )
+        if not path:
+            return
+        self._busy = True
+        self._update_actions()
+        self._set_message(f"Exporting {_plural(len(ids), 'run')}…")
+        self._call("export", _export, self._store, ids, path, extra=path)
+
+    def _on_exported(self, path: str, written: Any, error: object) -> None:
+        self._busy = False
+        self._update_actions()
+        if error is not None:
+            self._set_message(f"The export failed: {error}", error=True)
+            return
+        self._set_message(f"Exported {_plural(int(written), 'run')} to {path}")
+
+    # ---- clear payloads ------------------------------------------------------------------------
+    def _on_clear_selected(self) -> None:
+        ids = self._selected_ids()
+        if not ids:
+            return
+        self._clear_payloads(ids, f"the {_plural(len(ids), 'selected run')}")
+
+    def _on_clear_all(self) -> None:
+        total = self._model.rowCount()
+        if total:
+            self._clear_payloads(None, "all runs" if total != 1 else "the one run")
+
+    def _clear_payloads(self, ids: Sequence[str] | None, what: str) -> None:
+        if self._store is None or self._busy:
+            return
+        answer = QMessageBox.question(
+            self,
+            "Clear payloads",
+            f"Clear the payloads of {what}?\n\nThe input, result and output of "
+            f"{'each' if ids is None or len(ids) != 1 else 'the'} run are overwritten and cannot "
+            "be brought back. The decision records stay.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self._busy = True
+        self._update_actions()
+        self._set_message("Clearing payloads…")
+        self._call("clear", _clear, self._store, None if ids is None else list(ids))
+
+    def _on_cleared(self, cleared: Any, error: object) -> None:
+        self._busy = False
+        self._update_actions()
+        if error is not None:
+            self._set_message(f"The payloads could not be cleared: {error}", error=True)
+        else:
+            count = int(cleared)
+            self._set_message(
+                f"Cleared {_plural(count, 'payload')}" if count else "No payload left to clear"
+            )
+        self.refresh()
+
+    # ---- state of the actions and messages ---------------------------------------------------
+    def _update_actions(self) -> None:
+        has_store = self._store is not None
+        selected = self._selected_count() if has_store else 0
+        shown = self._proxy.rowCount() if has_store else 0
+        self._compare_action.setEnabled(selected == 2)
+        self._export_action.setEnabled(has_store and not self._busy and (selected or shown) > 0)
+        self._clear_selected_action.setEnabled(has_store and not self._busy and selected > 0)
+        self._clear_all_action.setEnabled(
+            has_store and not self._busy and self._model.rowCount() > 0
+        )
+        self._clear_button.setEnabled(
+            self._clear_selected_action.isEnabled() or self._clear_all_action.isEnabled()
+        )
+        what = _plural(selected, "selected run") if selected else "every run shown"
+        self._export_action.setToolTip(f"Export {what} as JSON Lines (Ctrl+E)")
+
+    def _set_message(self, text: str, error: bool = False) -> None:
+        self._message.setText(text)
+        self._message.setStyleSheet("color: rgb(214, 48, 49);" if error else "")

@@ -1,0 +1,68 @@
+"""Colours and small widgets shared by the results views.
+
+Backgrounds are translucent tints over the palette's own base, so they read in light and dark
+themes alike; text keeps the palette's colours."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QWidget,
+)
+
+_TINTS = {
+    "removed": (220, 60, 60),
+    "added": (40, 170, 80),
+    "changed": (225, 150, 20),
+    "error": (220, 60, 60),
+    "ok": (40, 170, 80),
+    "warning": (225, 150, 20),
+    "info": (70, 130, 220),
+}
+
+
+def tint(kind: str, strength: int = 50) -> QColor | None:
+    """A translucent background for ``kind`` (removed, added, changed, error, ok…)."""
+    rgb = _TINTS.get(kind)
+    return QColor(*rgb, strength) if rgb else None
+
+
+def accent(kind: str) -> QColor:
+    """A foreground colour for ``kind`` that reads on light and dark bases."""
+    rgb = _TINTS.get(kind)
+    if rgb is None:
+        return QApplication.palette().color(QPalette.ColorRole.Text)
+    base = QApplication.palette().color(QPalette.ColorRole.Base)
+    color = QColor(*rgb)
+    return color.lighter(135) if base.lightness() < 128 else color.darker(125)
+
+
+def heading(text: str = "", *, size: float = 1.0, bold: bool = True) -> QLabel:
+    label = QLabel(text)
+    font = QFont(label.font())
+    font.setBold(bold)
+    if size != 1.0:
+        font.setPointSizeF(font.pointSizeF() * size)
+    label.setFont(font)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def note(text: str = "") -> QLabel:
+    """A muted explanatory line."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+    return label
+
+
+def set_accent(widget: QWidget, kind: str | None) -> None:
+    palette = widget.palette()
+    color = accent(kind) if kind else QApplication.palette().color(QPalette.ColorRole.WindowText)
+    palette.setColor(QPalette.ColorRole.WindowText, color)
+    palette.setColor(QPalette.ColorRole.Text, color)
+    widget.setPalette(palette)

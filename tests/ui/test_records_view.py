@@ -1,0 +1,603 @@
+"""The records view over a real record store: the table, filters, detail, compare, export,
+clearing payloads and reloading; every read and write goes through the engine bridge."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QStackedWidget,
+    QTableView,
+    QToolButton,
+)
+from pytestqt.qtbot import QtBot
+
+from studio.core.record_store import RecordStore, RecordSummary
+from studio.core.run_outcome import RunOutcome
+from studio.core.turn_error import Frame, HookRef, turn_error
+from studio.core.workspace import Workspace
+from studio.ui.engine_bridge import EngineBridge
+from studio.ui.record_compare import RecordCompare
+from studio.ui.record_detail import FRAME_ROLE, RecordDetail
+from studio.ui.record_table import (
+    DURATION,
+    RUN_ID_ROLE,
+    TIME,
+    RecordFilterProxy,
+    RecordTableModel,
+    prepare_rows,
+)
+from studio.ui.records_view import RecordsView
+
+T0 = 1_780_000_000.0
+REQUEST = {
+    "system": "You are a support agent.",
+    "messages": [{"role": "user", "content": "Why was order 4821 refunded twice?"}],
+    "tools": [{"name": "fs_read"}, {"name": "shell"}],
+}
+
+
+def make_outcome(
+    run_id: str,
+    started_at: float,
+    *,
+    status: str = "ok",
+    contract: str = "pre_llm",
+    function: str = "transform",
+    source: str = "lib/policy.py",
+    sample: str = "support-ticket",
+    loop: str = "main",
+    duration_ms: float = 10.0,
+    stdout: str = "",
+) -> RunOutcome:
+    hook = HookRef(source=source, function=function, contract=contract)  # type: ignore[arg-type]
+    error = None
+    result: Any = {**REQUEST, "tools": [{"name": "fs_read"}]}
+    if status == "turn_error":
+        result = None
+        error = turn_error(
+            "exception",
+            f"`{function}` raised KeyError: 'message' at {source}:19",
+            hook=hook,
+            loop=loop,
+            duration_ms=duration_ms / 2,
+            traceback=[
+                Frame(file="lib/helpers.py", line=7, function="pick", code="return r[key]"),
+                Frame(file=source, line=19, function=function, code='request["message"]'),
+            ],
+            stderr_tail="Traceback (most recent call last): ...",
+        )
+    return RunOutcome(
+        run_id=run_id,
+        started_at=started_at,
+        contract=contract,  # type: ignore[arg-type]
+        status=status,  # type: ignore[arg-type]
+        sample=sample,
+        loop=loop,
+        hook=hook,
+        duration_ms=duration_ms,
+        input=REQUEST,
+        result=result,
+        inspection={"contract": contract, "loop": loop, "applied": status != "not_applied"},
+        turn_error=error,
+        stdout=stdout,
+    )
+
+
+# Added out of time order on purpose: the view shows newest first whatever the insertion order.
+OUTCOMES = (
+    make_outcome("run-a", T0 + 10, duration_ms=9.0, stdout="kept 2 tools\n"),
+    make_outcome(
+        "run-b",
+        T0 + 30,
+        status="turn_error",
+        source="lib/failing.py",
+        function="typo_key",
+        duration_ms=100.0,
+    ),
+    make_outcome("run-c", T0 + 20, status="not_applied", loop="reviewer", duration_ms=25.5),
+    make_outcome(
+        "run-d",
+        T0 + 5,
+        contract="step",
+        source="lib/prepare.py",
+        function="prepare_step",
+        sample="step-escalated",
+        duration_ms=300.25,
+    ),
+)
+NEWEST_FIRST = ["run-b", "run-c", "run-a", "run-d"]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RecordStore]:
+    with RecordStore.open(tmp_path) as opened:
+        for outcome in OUTCOMES:
+            opened.add(outcome)
+        yield opened
+
+
+@pytest.fixture
+def bridge(store: RecordStore) -> Iterator[EngineBridge]:
+    # Depends on the store so that the bridge's thread is stopped before the store closes.
+    engine = EngineBridge()
+    yield engine
+    engine.shutdown()
+    close_loop(engine)
+
+
+def close_loop(engine: EngineBridge) -> None:
+    """EngineBridge.shutdown stops its event loop but does not close it; an unclosed loop is a
+    ResourceWarning (an error under -W error) when it is collected."""
+    loop = engine._loop
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+@pytest.fixture
+def view(qtbot: QtBot, bridge: EngineBridge, store: RecordStore) -> Iterator[RecordsView]:
+    widget = RecordsView(bridge)
+    qtbot.addWidget(widget)
+    widget.resize(1300, 420)
+    widget.show()
+    widget.set_store(store)
+    wait_rows(qtbot, widget, len(OUTCOMES))
+    yield widget
+    widget.set_store(None)  # before the bridge and the store go
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def table_of(view: RecordsView) -> QTableView:
+    table = view.findChild(QTableView, "recordsTable")
+    assert table is not None
+    return table
+
+
+def detail_of(view: RecordsView) -> RecordDetail:
+    detail = view.findChild(RecordDetail, "recordDetail")
+    assert detail is not None
+    return detail
+
+
+def run_ids(view: RecordsView) -> list[str]:
+    model = table_of(view).model()
+    return [model.index(row, 0).data(RUN_ID_ROLE) for row in range(model.rowCount())]
+
+
+def column_texts(view: RecordsView, column: int) -> list[str]:
+    model = table_of(view).model()
+    return [model.index(row, column).data() for row in range(model.rowCount())]
+
+
+def wait_rows(qtbot: QtBot, view: RecordsView, count: int) -> None:
+    qtbot.waitUntil(lambda: table_of(view).model().rowCount() == count)
+
+
+def select(view: RecordsView, *ids: str) -> None:
+    table = table_of(view)
+    model = table.model()
+    selection = table.selectionModel()
+    selection.clearSelection()
+    flags = QItemSelectionModel.SelectionFlag
+    for run_id in ids:
+        row = run_ids(view).index(run_id)
+        selection.setCurrentIndex(model.index(row, 0), flags.Select | flags.Rows)
+
+
+def wait_detail(qtbot: QtBot, view: RecordsView, run_id: str) -> RecordDetail:
+    detail = detail_of(view)
+    qtbot.waitUntil(lambda: detail.run_id == run_id)
+    return detail
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def test_rows_are_newest_first_with_every_column(view: RecordsView) -> None:
+    assert run_ids(view) == NEWEST_FIRST
+    table = table_of(view)
+    header = table.horizontalHeader()
+    assert header.sortIndicatorSection() == TIME
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    model = table.model()
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers == ["Time", "Contract", "Hook", "Loop", "Sample", "Outcome", "Duration"]
+    first = [model.index(0, c).data() for c in range(model.columnCount())]
+    assert first[1:] == [
+        "pre-LLM",
+        "lib/failing.py:typo_key",
+        "main",
+        "support-ticket",
+        "turn error: exception",
+        "100.0 ms",
+    ]
+    assert view.findChild(QLabel, "recordsCount").text() == "4 runs"
+
+
+def test_sorting_by_duration_and_time_is_numeric(qtbot: QtBot, view: RecordsView) -> None:
+    table = table_of(view)
+    header = table.horizontalHeader()
+    # A click on the header sorts ascending; as text, "100.0" would come before "25.5" and "9.0".
+    x = header.sectionViewportPosition(DURATION) + header.sectionSize(DURATION) // 2
+    qtbot.mouseClick(
+        header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2)
+    )
+    assert header.sortIndicatorSection() == DURATION
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert column_texts(view, DURATION) == ["9.0 ms", "25.5 ms", "100.0 ms", "300.2 ms"]
+    table.sortByColumn(DURATION, Qt.SortOrder.DescendingOrder)
+    assert run_ids(view) == ["run-d", "run-b", "run-c", "run-a"]
+    table.sortByColumn(TIME, Qt.SortOrder.AscendingOrder)
+    assert run_ids(view) == list(reversed(NEWEST_FIRST))
+
+
+def test_sorting_keeps_the_selection(view: RecordsView) -> None:
+    select(view, "run-c")
+    table_of(view).sortByColumn(DURATION, Qt.SortOrder.AscendingOrder)
+    rows = table_of(view).selectionModel().selectedRows()
+    assert [r.data(RUN_ID_ROLE) for r in rows] == ["run-c"]
+    assert table_of(view).currentIndex().data(RUN_ID_ROLE) == "run-c"
+
+
+def test_filter_by_text_contract_and_outcome(qtbot: QtBot, view: RecordsView) -> None:
+    view.focus_filter()
+    field = view.findChild(QLineEdit, "recordsFilter")
+    qtbot.waitUntil(field.hasFocus)
+    qtbot.keyClicks(field, "TYPO")
+    assert run_ids(view) == ["run-b"]
+    field.clear()
+    qtbot.keyClicks(field, "support main")  # every word must occur
+    assert run_ids(view) == ["run-b", "run-a"]
+    field.clear()
+    assert run_ids(view) == NEWEST_FIRST
+
+    outcome = view.findChild(QComboBox, "recordsOutcome")
+    outcome.setCurrentIndex(outcome.findData("turn_error"))
+    assert run_ids(view) == ["run-b"]
+    outcome.setCurrentIndex(outcome.findData("turn_error/exception"))
+    assert run_ids(view) == ["run-b"]
+    outcome.setCurrentIndex(outcome.findData("ok"))
+    assert run_ids(view) == ["run-a", "run-d"]
+    contract = view.findChild(QComboBox, "recordsContract")
+    contract.setCurrentIndex(contract.findData("step"))
+    assert run_ids(view) == ["run-d"]
+    assert view.findChild(QLabel, "recordsCount").text() == "1 of 4 runs shown"
+    outcome.setCurrentIndex(outcome.findData(None))
+    contract.setCurrentIndex(contract.findData(None))
+    assert run_ids(view) == NEWEST_FIRST
+
+
+# --- detail -----------------------------------------------------------------------------------
+
+
+def test_detail_shows_the_turn_error_and_a_frame_opens_the_source(
+    qtbot: QtBot, view: RecordsView
+) -> None:
+    table = table_of(view)
+    table.setFocus()
+    select(view, "run-b")
+    qtbot.keyClick(table, Qt.Key.Key_Return)  # Enter opens the detail
+    detail = wait_detail(qtbot, view, "run-b")
+
+    decision = detail.decision
+    fields = [decision.topLevelItem(i).text(0) for i in range(decision.topLevelItemCount())]
+    assert fields[:4] == ["run_id", "started_at", "contract", "status"]
+    assert "turn_error" in fields and "inspection" in fields
+    status = decision.topLevelItem(fields.index("status"))
+    assert status.text(1) == "turn_error"
+
+    assert detail.tabs.isTabEnabled(1)
+    assert detail.tabs.tabText(1) == "Turn error: exception"
+    detail.tabs.setCurrentIndex(1)
+    panel = detail.error_panel
+    texts = {
+        key: panel.findChild(QLabel, f"turnError_{key}").text()
+        for key in ("kind", "reason", "message", "hook", "loop")
+    }
+    assert texts == {
+        "kind": "exception",
+        "reason": "callback",
+        "message": "`typo_key` raised KeyError: 'message' at lib/failing.py:19",
+        "hook": "lib/failing.py:typo_key",
+        "loop": "main",
+    }
+    frames = panel.frames
+    assert [frames.topLevelItem(i).text(0) for i in range(frames.topLevelItemCount())] == [
+        "lib/helpers.py:7",
+        "lib/failing.py:19",
+    ]
+    assert "Traceback" in panel.stderr.toPlainText()
+
+    item = frames.topLevelItem(1)
+    frames.scrollToItem(item)
+    with qtbot.waitSignal(view.open_source) as blocker:
+        qtbot.mouseClick(
+            frames.viewport(), Qt.MouseButton.LeftButton, pos=frames.visualItemRect(item).center()
+        )
+    assert blocker.args == ["lib/failing.py", 19]
+
+    frames.setFocus()
+    frames.setCurrentItem(frames.topLevelItem(0))
+    with qtbot.waitSignal(view.open_source) as blocker:
+        qtbot.keyClick(frames, Qt.Key.Key_Return)
+    assert blocker.args == ["lib/helpers.py", 7]
+
+
+def test_detail_of_a_successful_run_shows_its_payload(qtbot: QtBot, view: RecordsView) -> None:
+    select(view, "run-a")
+    detail = wait_detail(qtbot, view, "run-a")
+    assert not detail.tabs.isTabEnabled(1)  # no turn error
+    assert detail.payload_state() == "kept"
+    assert json.loads(detail.payload_views["input"].toPlainText()) == OUTCOMES[0].input
+    assert json.loads(detail.payload_views["result"].toPlainText()) == OUTCOMES[0].result
+    assert detail.payload_views["stdout"].toPlainText() == "kept 2 tools\n"
+
+
+# --- compare ------------------------------------------------------------------------------------
+
+
+def test_compare_two_records_highlights_the_differences(qtbot: QtBot, view: RecordsView) -> None:
+    button = view.findChild(QToolButton, "recordsCompareButton")
+    select(view, "run-a")
+    assert not button.isEnabled()
+    select(view, "run-a", "run-c")
+    assert button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    compare = view.findChild(RecordCompare, "recordCompare")
+    pages = view.findChild(QStackedWidget, "recordPages")
+    qtbot.waitUntil(lambda: pages.currentWidget() is compare)
+
+    assert compare.run_ids == ("run-c", "run-a")  # in the table's order
+    differing = compare.differing_fields()
+    for path in ("run_id", "started_at", "status", "loop", "duration_ms", "inspection.applied"):
+        assert path in differing
+    for path in ("contract", "sample", "hook.source", "inspection.contract"):
+        assert path not in differing
+    tree = compare.tree
+    items = {
+        tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+    }
+    assert items["loop"].text(1) == "reviewer" and items["loop"].text(2) == "main"
+    assert items["loop"].background(1).color().alpha() > 0  # highlighted
+    assert items["sample"].background(1).style() == Qt.BrushStyle.NoBrush
+
+    select(view, "run-a")  # one run selected again: back to its detail
+    assert pages.currentWidget() is detail_of(view)
+
+
+# --- export and clear ---------------------------------------------------------------------------
+
+
+def test_export_writes_the_selection_as_jsonl(
+    qtbot: QtBot, view: RecordsView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "exported.jsonl"
+    asked: list[str] = []
+
+    def save_name(_parent: Any, _title: str, default: str, _filter: str) -> tuple[str, str]:
+        asked.append(default)
+        return str(target), "JSON Lines (*.jsonl)"
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_name))
+    table = table_of(view)
+    select(view, "run-d", "run-b")
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    message = view.findChild(QLabel, "recordsMessage")
+    qtbot.waitUntil(lambda: message.text().startswith("Exported"))
+    assert Path(asked[0]).name == "records.jsonl"
+    assert message.text() == f"Exported 2 runs to {target}"
+    lines = target.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [r["run_id"] for r in records] == ["run-b", "run-d"]  # the table's order
+    assert records[0]["turn_error"]["kind"] == "exception"
+    assert records[0]["payload"]["input"] == REQUEST
+    assert not list(tmp_path.glob(".exported.jsonl*"))  # no temporary file left
+
+
+def test_clear_payloads_keeps_the_rows_and_says_cleared(
+    qtbot: QtBot, view: RecordsView, store: RecordStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
+    questions: list[str] = []
+
+    def question(_parent: Any, _title: str, text: str, *_args: Any) -> Any:
+        questions.append(text)
+        return answers.pop(0)
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    table = table_of(view)
+    select(view, "run-b")
+    detail = wait_detail(qtbot, view, "run-b")
+    assert detail.payload_state() == "kept"
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_Delete)  # cancelled
+    assert store.payload_count() == 4
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    assert len(questions) == 2 and "1 selected run" in questions[1]
+    qtbot.waitUntil(lambda: detail.payload_state() == "cleared")
+    assert store.payload_count() == 3
+    assert run_ids(view) == NEWEST_FIRST  # the decision rows stay
+    assert detail.tabs.tabText(2) == "Payload (cleared)"
+    assert "payload cleared" in detail.findChild(QLabel, "recordHeader").text()
+    assert detail.findChild(QLabel, "payloadCleared").text().startswith("Payload cleared")
+    # The turn error is still there, without the content that was cleared.
+    panel = detail.error_panel
+    assert panel.frames.topLevelItemCount() == 2
+    assert "cleared with the payload" in panel.findChild(QLabel, "turnError_message").text()
+    assert table.currentIndex().data(RUN_ID_ROLE) == "run-b"
+
+
+def test_clear_all_payloads(
+    qtbot: QtBot, view: RecordsView, store: RecordStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        QMessageBox, "question", staticmethod(lambda *_: QMessageBox.StandardButton.Yes)
+    )
+    button = view.findChild(QToolButton, "recordsClearButton")
+    clear_all = next(a for a in button.menu().actions() if a.text() == "Clear All Payloads…")
+    clear_all.trigger()
+    qtbot.waitUntil(lambda: store.payload_count() == 0)
+    message = view.findChild(QLabel, "recordsMessage")
+    qtbot.waitUntil(lambda: message.text() == "Cleared 4 payloads")
+    select(view, "run-a")
+    detail = wait_detail(qtbot, view, "run-a")
+    qtbot.waitUntil(lambda: detail.payload_state() == "cleared")
+    assert run_ids(view) == NEWEST_FIRST
+
+
+# --- reloading -----------------------------------------------------------------------------------
+
+
+def test_refresh_shows_a_new_record_on_top_and_keeps_the_selection(
+    qtbot: QtBot, view: RecordsView, store: RecordStore
+) -> None:
+    select(view, "run-c", "run-a")
+    store.add(make_outcome("run-new", T0 + 100, sample="fresh"))
+    view.refresh()
+    wait_rows(qtbot, view, 5)
+    assert run_ids(view)[0] == "run-new"
+    selected = table_of(view).selectionModel().selectedRows()
+    assert sorted(r.data(RUN_ID_ROLE) for r in selected) == ["run-a", "run-c"]
+    assert table_of(view).currentIndex().data(RUN_ID_ROLE) == "run-a"
+
+
+def test_refresh_keeps_the_scroll_position(
+    qtbot: QtBot, view: RecordsView, store: RecordStore
+) -> None:
+    for i in range(120):
+        store.add(make_outcome(f"bulk-{i:03d}", T0 + 200 + i))
+    view.refresh()
+    wait_rows(qtbot, view, 124)
+    table = table_of(view)
+    qtbot.waitUntil(lambda: table.verticalScrollBar().maximum() > 0)
+    table.scrollTo(table.model().index(60, 0), table.ScrollHint.PositionAtTop)
+    top_before = table.indexAt(table.viewport().rect().topLeft()).data(RUN_ID_ROLE)
+    assert top_before != run_ids(view)[0]
+    store.add(make_outcome("run-newest", T0 + 1000))
+    view.refresh()
+    wait_rows(qtbot, view, 125)
+    assert run_ids(view)[0] == "run-newest"
+    assert table.indexAt(table.viewport().rect().topLeft()).data(RUN_ID_ROLE) == top_before
+
+    table.scrollToTop()  # at the top, the newest run shows as it arrives
+    store.add(make_outcome("run-latest", T0 + 2000))
+    view.refresh()
+    wait_rows(qtbot, view, 126)
+    assert table.indexAt(table.viewport().rect().topLeft()).data(RUN_ID_ROLE) == "run-latest"
+
+
+def test_without_a_store_the_view_is_empty(qtbot: QtBot, view: RecordsView) -> None:
+    view.set_store(None)
+    assert table_of(view).model().rowCount() == 0
+    assert not view.findChild(QToolButton, "recordsExportButton").isEnabled()
+    view.refresh()  # nothing to reload, nothing happens
+    assert detail_of(view).run_id is None
+
+
+# --- large stores ---------------------------------------------------------------------------------
+
+
+def test_ten_thousand_rows_reset_once_and_sort_and_filter_quickly(qtbot: QtBot) -> None:
+    summaries = [
+        RecordSummary(
+            run_id=f"r{i:05d}",
+            started_at=T0 + i,
+            contract=("pre_llm", "step", "chain")[i % 3],
+            status="turn_error" if i % 7 == 0 else "ok",
+            error_kind="exception" if i % 7 == 0 else None,
+            hook_source="lib/policy.py",
+            hook_function=f"hook_{i % 40}",
+            loop="main",
+            sample=f"sample-{i % 50}",
+            duration_ms=(i * 7919) % 10007 / 10,
+        )
+        for i in reversed(range(10_000))
+    ]
+    rows = prepare_rows(summaries)
+    model = RecordTableModel()
+    proxy = RecordFilterProxy()
+    proxy.setSourceModel(model)
+    table = QTableView()
+    qtbot.addWidget(table)
+    table.setModel(proxy)
+    table.horizontalHeader().setSortIndicator(TIME, Qt.SortOrder.DescendingOrder)
+    table.setSortingEnabled(True)
+    table.resize(900, 400)
+    table.show()
+    resets: list[int] = []
+    inserts: list[int] = []
+    model.modelAboutToBeReset.connect(lambda: resets.append(1))
+    model.rowsAboutToBeInserted.connect(lambda *_: inserts.append(1))
+
+    started = time.perf_counter()
+    model.set_rows(rows)
+    table.sortByColumn(DURATION, Qt.SortOrder.AscendingOrder)
+    proxy.set_filters("sample-7", None, "turn_error")
+    proxy.set_filters(None, None, None)
+    elapsed = time.perf_counter() - started
+
+    assert resets == [1] and inserts == []
+    assert proxy.rowCount() == 10_000
+    durations = [proxy.index(r, DURATION).data(Qt.ItemDataRole.UserRole + 1) for r in range(50)]
+    assert durations == sorted(durations)
+    # Generous for slow machines; it takes about 0.15 s on a laptop.
+    assert elapsed < 2.0, f"reset, sort and filter of 10,000 rows took {elapsed:.2f} s"
+
+
+# --- a real run -----------------------------------------------------------------------------------
+
+
+def test_a_real_failing_run_shows_on_top_with_its_frame(
+    qtbot: QtBot, sample_workspace: Path
+) -> None:
+    workspace = Workspace.open(sample_workspace)
+    with RecordStore.open(sample_workspace) as store:
+        engine = EngineBridge()
+        try:
+            widget = RecordsView(engine)
+            qtbot.addWidget(widget)
+            widget.show()
+            widget.set_store(store, workspace)
+            qtbot.waitUntil(
+                lambda: (
+                    detail_of(widget)
+                    .findChild(QLabel, "detailPlaceholder")
+                    .text()
+                    .startswith("No runs yet")
+                )
+            )
+            engine.open_workspace(workspace, store)
+            with qtbot.waitSignal(engine.run_finished, timeout=30_000) as finished:
+                engine.start_run("support-ticket", None, "lib/failing.py:typo_key")
+            outcome = finished.args[1]
+            assert isinstance(outcome, RunOutcome) and outcome.status == "turn_error"
+            widget.refresh()
+            wait_rows(qtbot, widget, 1)
+            assert run_ids(widget) == [outcome.run_id]
+            select(widget, outcome.run_id)
+            detail = wait_detail(qtbot, widget, outcome.run_id)
+            frames = detail.error_panel.frames
+            assert frames.topLevelItemCount() >= 1
+            file, line = frames.topLevelItem(frames.topLevelItemCount() - 1).data(0, FRAME_ROLE)
+            assert file == "lib/failing.py"
+            assert (
+                'request["message"]' in (sample_workspace / file).read_text().splitlines()[line - 1]
+            )
+            widget.set_store(None)
+        finally:
+            engine.shutdown()
+            close_loop(engine)

@@ -1,0 +1,372 @@
+"""The results panel shows real outcomes of the engine: the diff, the records, the turn error with
+its links, the output and the runs on every target side by side."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from studio.core.run_outcome import RunOutcome
+from studio.core.workspace import Workspace
+from studio.engine.runner import Runner
+from studio.ui.engine_bridge import RunTicket
+from studio.ui.result_inspection_view import EFFECTIVE_TITLE
+from studio.ui.result_output_view import CUT_MARK
+from studio.ui.results_panel import (
+    TAB_DIFF,
+    TAB_ERROR,
+    TAB_INSPECTION,
+    TAB_OUTPUT,
+    TAB_RESULT,
+    ResultsPanel,
+)
+
+Run = tuple[str, str | None, str | None]  # sample, loop, hook
+
+
+def run(workspace: Path, *runs: Run) -> list[RunOutcome]:
+    """Real outcomes from the engine; the runner (and its fork server) is closed afterwards."""
+
+    async def go() -> list[RunOutcome]:
+        runner = Runner(Workspace.open(workspace))
+        try:
+            return [await runner.run(s, loop=loop, hook=hook) for s, loop, hook in runs]
+        finally:
+            await runner.close()
+
+    return asyncio.run(go())
+
+
+def write_hook(workspace: Path, name: str, text: str) -> None:
+    (workspace / "lib" / name).write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def panel(qtbot) -> ResultsPanel:
+    widget = ResultsPanel()
+    qtbot.addWidget(widget)
+    widget.resize(900, 640)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def shown(qtbot, panel: ResultsPanel, outcome: RunOutcome | BaseException) -> None:
+    panel.show_outcome(outcome)
+    qtbot.waitUntil(lambda: panel.diff_ready)
+
+
+RETOOL = """
+def retool(payload):
+    request = payload["request"]
+    tools = []
+    for tool in request["tools"]:
+        if tool["name"] == "shell":
+            continue
+        if tool["name"] == "fs_read":
+            tool = {**tool, "description": "Read one file of the ticket"}
+        tools.append(tool)
+    print("kept", len(tools), "tools")
+    return {**request, "tools": tools, "options": {**request["options"], "temperature": 0.2}}
+"""
+
+
+class TestSuccessfulPreLlm:
+    def test_the_summary_line_and_a_changed_tool(self, qtbot, panel, sample_workspace):
+        write_hook(sample_workspace, "retool.py", RETOOL)
+        (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/retool.py:retool"))
+        assert outcome.status == "ok"
+        shown(qtbot, panel, outcome)
+
+        assert panel.tabs.currentIndex() == TAB_DIFF
+        summary = panel.diff_view.summary_label.text()
+        assert summary == "tools −1, 1 tool changed, temperature 0.7 → 0.2"
+        rows = panel.diff_view.row_texts()
+        changed = [r for r in rows if r[0].startswith("fs_read")]
+        assert changed == [
+            (
+                "fs_read — Read a file  · changed: description",
+                "fs_read — Read one file of the ticket  · changed: description",
+            )
+        ]
+        assert ("shell — Run a shell command", "") in rows
+        assert any(r[0] == "temperature: 0.7" and r[1] == "temperature: 0.2" for r in rows)
+        header = panel.header.text()
+        assert header.startswith("✓ ok · lib/retool.py:retool · loop main · sample support-ticket")
+
+    def test_only_changes_hides_what_is_the_same(self, qtbot, panel, sample_workspace):
+        write_hook(sample_workspace, "retool.py", RETOOL)
+        (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/retool.py:retool"))
+        shown(qtbot, panel, outcome)
+        assert any(r[0].startswith("fs_write") for r in panel.diff_view.row_texts())
+        panel.diff_view.only_changes.click()
+        rows = panel.diff_view.row_texts()
+        assert not any(r[0].startswith("fs_write") for r in rows)
+        assert any(r[0].startswith("fs_read") for r in rows)
+        assert not any(r[0].startswith("#0 user") for r in rows)
+
+    def test_the_output_tab_shows_stdout_of_a_successful_run(self, qtbot, panel, sample_workspace):
+        write_hook(sample_workspace, "retool.py", RETOOL)
+        (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/retool.py:retool"))
+        assert outcome.status == "ok"
+        shown(qtbot, panel, outcome)
+        panel.tabs.setCurrentIndex(TAB_OUTPUT)
+        assert panel.output.stdout_text == "kept 2 tools\n"
+        assert panel.output.stdout.title.text().startswith("stdout")
+        assert panel.output.stderr_text == ""
+
+    def test_the_decision_record_field_by_field(self, qtbot, panel, sample_workspace):
+        (outcome,) = run(sample_workspace, ("support-ticket", None, None))
+        shown(qtbot, panel, outcome)
+        panel.tabs.setCurrentIndex(TAB_INSPECTION)
+        assert panel.inspection.record_keys() == list(outcome.inspection)
+        model = panel.inspection.record.model
+        index, _, found = model.locate("/tools/removed/0")
+        assert found and model.value_at(index) == "shell"
+
+
+class TestTurnError:
+    def test_kind_reason_message_and_a_frame_that_opens_the_source(
+        self, qtbot, panel, sample_workspace
+    ):
+        (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/failing.py:typo_key"))
+        shown(qtbot, panel, outcome)
+        view = panel.error_view
+        assert panel.tabs.currentIndex() == TAB_ERROR
+        assert view.title.text() == "The hook raised an exception"
+        assert view.kind.text() == "exception"
+        assert view.reason.text().startswith("callback: the hook failed")
+        assert "KeyError" in view.message.text()
+
+        source = (sample_workspace / "lib" / "failing.py").read_text().splitlines()
+        line = next(i for i, text in enumerate(source, 1) if 'request["message"]' in text)
+        assert view.frames.isVisible() and view.frames.count() == 1
+        rect = view.frames.visualItemRect(view.frames.item(0))
+        with qtbot.waitSignal(panel.open_source) as opened:
+            qtbot.mouseClick(view.frames.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+        assert opened.args == ["lib/failing.py", line]
+
+    def test_the_path_link_jumps_to_the_value_in_the_result(self, qtbot, panel, sample_workspace):
+        (outcome,) = run(
+            sample_workspace, ("step-escalated", None, "lib/failing.py:activate_unknown_tool")
+        )
+        assert outcome.turn_error is not None
+        assert outcome.turn_error.path == "/activeTools/1"
+        shown(qtbot, panel, outcome)
+        link = panel.error_view.path
+        assert "/activeTools/1" in link.text()
+        with qtbot.waitSignal(panel.jump_requested) as jumped:
+            qtbot.mouseClick(link, Qt.MouseButton.LeftButton, pos=QPoint(4, link.height() // 2))
+        assert jumped.args == ["/activeTools/1"]
+        assert panel.tabs.currentIndex() == TAB_RESULT
+        assert panel.last_jump == ("/activeTools/1", True)
+        tree = panel.result_view
+        assert tree.current_pointer() == "/activeTools/1"
+        assert tree.model.value_at(tree.tree.currentIndex()) == "escalateTicket"
+
+    def test_findings_of_an_invalid_result_are_listed(self, qtbot, panel, sample_workspace):
+        (outcome,) = run(
+            sample_workspace,
+            ("support-ticket", None, "lib/failing.py:tool_result_from_assistant"),
+        )
+        shown(qtbot, panel, outcome)
+        view = panel.error_view
+        assert view.kind.text() == "invalid_result"
+        assert view.findings_title.text() == "Findings (2)"
+        assert all("/messages/3/content/0" in label.text() for label in view.finding_labels)
+        assert "No diff" in panel.diff_message.text()
+
+    def test_a_failed_chain_hook_shows_what_it_returned(self, qtbot, panel, sample_workspace):
+        (outcome,) = run(sample_workspace, ("chain-refund", None, "lib/failing.py:misspelt_suffix"))
+        shown(qtbot, panel, outcome)
+        panel.jump_to("/systemPromptSufix")
+        assert panel.last_jump == ("/systemPromptSufix", True)
+        assert "returned (rejected)" in panel.result_title.text()
+
+    def test_an_engine_failure_is_shown_plainly(self, qtbot, panel):
+        panel.show_outcome(RuntimeError("the fork server went away"))
+        assert panel.tabs.currentIndex() == TAB_ERROR
+        assert "could not run the hook" in panel.header.text()
+        assert panel.error_view.message.text() == "RuntimeError: the fork server went away"
+
+
+class TestStepAndChain:
+    def test_a_step_run_shows_the_exact_record_and_the_effective_change_apart(
+        self, qtbot, panel, sample_workspace
+    ):
+        (outcome,) = run(sample_workspace, ("step-escalated", None, None))
+        assert outcome.status == "ok"
+        shown(qtbot, panel, outcome)
+        assert panel.tabs.currentIndex() == TAB_DIFF
+        assert panel.diff_stack.currentWidget() is panel.step_diff
+        assert "model → review-model" in panel.step_diff.summary.text()
+        assert panel.step_diff.amendment.model.value == outcome.result
+        assert panel.step_diff.effective.model.value == outcome.effective
+
+        panel.tabs.setCurrentIndex(TAB_INSPECTION)
+        inspection = panel.inspection
+        assert inspection.record_keys() == [
+            "operation",
+            "stepIndex",
+            "reason",
+            "amendment",
+            "resources",
+            "sealedRequestId",
+        ]
+        assert inspection.step_record.model.value == outcome.inspection
+        assert inspection.effective_box.title() == EFFECTIVE_TITLE
+        assert inspection.effective_box.isVisible()
+        assert inspection.effective.model.value == outcome.effective
+        assert "review-checklist" in outcome.effective["addedContributors"]
+
+    def test_a_chain_run_shows_the_timeline_and_the_hook_that_stopped_it(
+        self, qtbot, panel, sample_workspace
+    ):
+        (outcome,) = run(sample_workspace, ("chain-refund", None, None))
+        assert outcome.status == "ok"
+        shown(qtbot, panel, outcome)
+        assert panel.diff_view.summary == "system prompt changed, 1 message added"
+        panel.tabs.setCurrentIndex(TAB_INSPECTION)
+        timeline = panel.inspection.timeline
+        table = timeline.table
+        assert table.topLevelItemCount() == len(outcome.chain)
+        rows = [
+            [table.topLevelItem(r).text(c) for c in range(table.columnCount())]
+            for r in range(table.topLevelItemCount())
+        ]
+        assert rows[0][:3] == ["pre[0]", "historyTrimmerHook", "built-in"]
+        assert rows[2][1:5] == [
+            "lib/chain_hooks.py:policy_suffix",
+            "your hook",
+            "0",
+            "systemPrompt",
+        ]
+        stopped = [r for r in rows if r[5]]
+        assert [r[:6] for r in stopped] == [
+            ["post[0]", "lib/chain_hooks.py:no_refund_promises", "your hook", "0", "—", "retry"]
+        ]
+        assert timeline.stops.text().startswith(
+            "Stopped by lib/chain_hooks.py:no_refund_promises at post[0] (attempt 0)"
+        )
+        assert "retry" in timeline.stops.text()
+
+
+class TestRunningAndComparison:
+    def test_a_running_hook_says_so_and_for_how_long(self, panel):
+        ticket = RunTicket(
+            id=1, sample="support-ticket", loop="main", hook="lib/policy.py:transform"
+        )
+        panel.show_running(ticket)
+        assert panel.header.text() == "Running lib/policy.py:transform on support-ticket… 0.0 s"
+        panel.update_running(1.24)
+        assert panel.header.text() == "Running lib/policy.py:transform on support-ticket… 1.2 s"
+        assert panel.busy.isVisible()
+
+    def test_every_target_side_by_side(self, qtbot, panel, sample_workspace):
+        results = run(
+            sample_workspace,
+            ("support-ticket", "main", None),
+            ("support-ticket", "reviewer", None),
+            ("support-ticket", "researcher", "lib/failing.py:typo_key"),
+        )
+        loops = ["main", "reviewer", "researcher"]
+        panel.show_comparison(list(zip(loops, results, strict=True)))
+        qtbot.waitUntil(lambda: panel.comparison.ready)
+        columns = panel.comparison.columns
+        assert [c.loop for c in columns] == loops
+        assert all(c.isVisible() for c in columns)
+        xs = [c.geometry().x() for c in columns]
+        assert xs == sorted(xs) and len(set(xs)) == 3
+        assert [c.status.text() for c in columns] == ["✓ ok", "– not applied", "✗ turn error"]
+        assert columns[0].summary.text() == "system changed, tools −1"
+        assert columns[2].error.text().startswith("exception\n")
+
+        columns[2].button.click()
+        assert panel.tabs.currentIndex() == TAB_ERROR
+        assert panel.back.isVisible()
+        panel.back.click()
+        assert panel.pages.currentWidget() is panel.comparison
+
+
+def big_outcome(messages: int = 3000) -> RunOutcome:
+    """A synthetic run over a request of several megabytes."""
+    text = "refund issued twice on the ticket log; " * 40
+    original = {
+        "system": "You are a support agent.\n" * 200,
+        "messages": [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"{i} {text}"}
+            for i in range(messages)
+        ],
+        "tools": [
+            {"name": f"tool_{i}", "description": text, "input_schema": {}} for i in range(60)
+        ],
+        "options": {"temperature": 0.7},
+    }
+    transformed = {
+        **original,
+        "messages": original["messages"][: messages - 2],
+        "tools": original["tools"][:50],
+    }
+    return RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        sample="big",
+        loop="main",
+        input=original,
+        result=transformed,
+        inspection={"contract": "pre_llm"},
+    )
+
+
+def test_a_large_request_is_shown_without_building_it_all(qtbot, panel):
+    outcome = big_outcome()
+    started = time.perf_counter()
+    panel.show_outcome(outcome)
+    shown_in = time.perf_counter() - started
+    qtbot.waitUntil(lambda: panel.diff_ready, timeout=10_000)
+    assert panel.diff_view.summary_label.text() == "2 messages removed, tools −10"
+    assert shown_in < 1.0
+    model = panel.result_view.model
+    messages, _, found = model.locate("/messages")
+    assert found
+    # 3000 messages show as three ranges of CHUNK, each laid out only when opened
+    assert model.rowCount(messages) == 3
+    assert model.data(model.index(2, 0, messages)) == "[2000 … 2997]"
+    panel.jump_to("/messages/2500/content")
+    assert panel.last_jump == ("/messages/2500/content", True)
+    assert panel.result_view.current_pointer() == "/messages/2500/content"
+    assert model.rowCount(model.index(0, 0, messages)) == 0  # the first range was never opened
+    panel.jump_to("/messages/99999")
+    assert panel.last_jump == ("/messages/99999", False)
+    assert "There is no value at /messages/99999" in panel.result_note.text()
+
+
+def test_output_cut_at_the_limit_is_marked(panel):
+    outcome = RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        sample="s",
+        loop="main",
+        input={"messages": []},
+        result={"messages": []},
+        stdout="x" * 100,
+        stdout_truncated=True,
+        stderr="careful\n",
+    )
+    panel.show_outcome(outcome)
+    assert panel.output.stdout.title.text() == "stdout · 100 characters · cut at the output limit"
+    assert panel.output.stdout_text.endswith(CUT_MARK)
+    assert panel.output.stderr_text == "careful\n"
+
+
+def test_a_loop_the_hook_does_not_target_is_not_applied(qtbot, panel, sample_workspace):
+    (outcome,) = run(sample_workspace, ("support-ticket", "reviewer", None))
+    assert outcome.status == "not_applied"
+    shown(qtbot, panel, outcome)
+    assert panel.header.text().startswith("– not applied · loop reviewer · sample support-ticket")
+    assert "does not target loop 'reviewer'" in panel.diff_message.text()
+    assert panel.result_title.text() == "The request, unchanged (the hook did not run)"
