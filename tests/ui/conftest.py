@@ -6,13 +6,13 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import shutil  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-from pathlib import Path  # noqa: E402
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
-from tests.engine.conftest import live_descendants  # noqa: E402
+from tests.engine.conftest import live_descendants
 
 BUNDLED = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
 
