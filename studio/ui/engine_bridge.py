@@ -52,6 +52,7 @@ class EngineBridge(QObject):
         self._store: Any = None
         self._ids = itertools.count(1)
         self._active: dict[int, RunTicket] = {}
+        self._swap_lock = asyncio.Lock()
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -73,9 +74,11 @@ class EngineBridge(QObject):
         runner = self._runner
 
         async def swap() -> None:
-            if old is not None:
-                await old.close()
-            await runner.warm_up()
+            # One swap at a time: a runner must not be closed while it is still starting.
+            async with self._swap_lock:
+                if old is not None:
+                    await old.close()
+                await runner.warm_up()
 
         self._submit(swap())
 
@@ -157,8 +160,9 @@ class EngineBridge(QObject):
         self._runner = None
 
         async def close() -> None:
-            if runner is not None:
-                await runner.close()
+            async with self._swap_lock:
+                if runner is not None:
+                    await runner.close()
             current = asyncio.current_task()
             pending = [t for t in asyncio.all_tasks() if t is not current]
             for task in pending:

@@ -104,6 +104,7 @@ class ResultsPanel(QWidget):
 
     open_source = Signal(str, int)
     jump_requested = Signal(str)
+    comparison_shown = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -443,6 +444,7 @@ class ResultsPanel(QWidget):
         )
         set_accent(self.header, "error" if failed else "ok")
         self.pages.setCurrentWidget(self.comparison)
+        self.comparison_shown.emit(results)
 
     def _on_column_details(self, index: int) -> None:
         if 0 <= index < len(self.results):

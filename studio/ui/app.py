@@ -1,0 +1,57 @@
+"""Starting the studio: the Qt application on an asyncio-aware loop, the window, the workspace."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtWidgets import QApplication
+
+from studio.core.app_settings import load_settings
+
+APP_NAME = "Hook Studio"
+
+
+def settings_file() -> Path:
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
+    return Path(folder or Path.home() / ".config" / "hook-studio") / "settings.json"
+
+
+def bundled_workspace() -> Path:
+    return Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
+
+
+def choose_workspace(requested: str | None, last: str | None) -> Path:
+    """The folder named on the command line, else the last one opened, else the bundled one."""
+    if requested:
+        return Path(requested)
+    if last and Path(last).is_dir():
+        return Path(last)
+    return bundled_workspace()
+
+
+def run_studio(workspace: str | None = None) -> int:
+    import qasync
+
+    from studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("hook-studio")
+    app.setApplicationDisplayName(APP_NAME)
+    app.setOrganizationName("hook-studio")
+    path = settings_file()
+    settings = load_settings(path)
+    window = MainWindow(settings, path)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    target = choose_workspace(workspace, settings.last_workspace)
+    window.show()
+    if not window.open_workspace(target):
+        window.open_workspace(bundled_workspace())
+    with loop:
+        loop.run_until_complete(closed.wait())
+    return 0

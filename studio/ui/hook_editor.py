@@ -1,0 +1,340 @@
+"""The pre-LLM hook section: lambda source, timeout, targets as rows, live findings, applies view.
+
+The draft is a core ``HookDraft``; every edit replaces it through the undo stack, and the view
+re-renders from it. Save is refused while the draft has an error, so the file keeps its last
+valid state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.findings import Finding, errors
+from studio.core.hook_targets import (
+    HookDraft,
+    Rows,
+    add_row,
+    applies_view,
+    move_row,
+    parse_timeout,
+    remove_row,
+    summary,
+    validate_draft,
+)
+from studio.core.pre_llm_config import MAX_TIMEOUT_MS
+from studio.core.source_ref import format_source_ref, parse_source_ref
+from studio.ui.target_table import TargetTableModel, TargetTableView
+
+ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
+
+
+class _DraftCommand(QUndoCommand):
+    def __init__(
+        self, editor: HookEditor, before: HookDraft, after: HookDraft, text: str, merge: int
+    ):
+        super().__init__(text)
+        self.editor = editor
+        self.before = before
+        self.after = after
+        self.merge = merge
+
+    def id(self) -> int:
+        return self.merge
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, _DraftCommand) or other.merge != self.merge or self.merge < 0:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self) -> None:
+        self.editor._show_draft(self.after)
+
+    def undo(self) -> None:
+        self.editor._show_draft(self.before)
+
+
+class HookEditor(QWidget):
+    """Edits one agent config's ``pre_llm_hook``."""
+
+    draft_changed = Signal(object)
+    save_requested = Signal()
+    remove_requested = Signal()
+
+    MERGE_SOURCE, MERGE_TIMEOUT, MERGE_NAME = 1, 2, 3
+
+    def __init__(self, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = undo_stack
+        self.draft = HookDraft()
+        self.findings: list[Finding] = []
+        self._declared: tuple[str, ...] = ()
+        self._limit_ms = 60_000
+        self._functions: list[str] = []
+        self._showing = False
+        self._has_hook = False
+
+        self.source = QLineEdit()
+        self.source.setPlaceholderText("lib/policy.py")
+        self.source.setToolTip("The hook's file, relative to the workspace")
+        self.function = QComboBox()
+        self.function.setEditable(True)
+        self.function.setMinimumWidth(140)
+        self.function.setToolTip("The function to call (main when none is named)")
+        source_row = QHBoxLayout()
+        source_row.addWidget(self.source, 3)
+        source_row.addWidget(QLabel(":"))
+        source_row.addWidget(self.function, 2)
+
+        self.timeout = QLineEdit()
+        self.timeout.setPlaceholderText("none (the agent limit applies)")
+        self.timeout.setToolTip(f"Whole milliseconds from 1000 to {MAX_TIMEOUT_MS}")
+        self.effective = QLabel()
+        self.effective.setObjectName("effectiveTimeout")
+        timeout_row = QHBoxLayout()
+        timeout_row.addWidget(self.timeout, 1)
+        timeout_row.addWidget(self.effective, 1)
+
+        self.targets_model = TargetTableModel(self._edit_rows)
+        self.targets = TargetTableView()
+        self.targets.setModel(self.targets_model)
+        self.add_target = QPushButton("+ Add target")
+        self.add_target.setToolTip("Add a target row (Insert)")
+        self.remove_target = QPushButton("Remove")
+        self.remove_target.setToolTip("Remove the selected row (Delete)")
+        self.summary = QLabel()
+        self.summary.setObjectName("targetSummary")
+        target_buttons = QHBoxLayout()
+        target_buttons.addWidget(self.add_target)
+        target_buttons.addWidget(self.remove_target)
+        target_buttons.addStretch(1)
+        target_buttons.addWidget(self.summary)
+
+        form = QFormLayout()
+        form.addRow("Lambda source", source_row)
+        form.addRow("Timeout (ms)", timeout_row)
+        form.addRow("Targets", self.targets)
+        form.addRow("", target_buttons)
+
+        self.findings_list = QListWidget()
+        self.findings_list.setObjectName("findings")
+        self.findings_list.setMaximumHeight(110)
+        self.findings_list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+
+        self.applies = QTableWidget(0, 2)
+        self.applies.setObjectName("applies")
+        self.applies.setHorizontalHeaderLabels(["Calls of", "Hook runs"])
+        self.applies.verticalHeader().hide()
+        self.applies.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.applies.horizontalHeader().setStretchLastSection(True)
+        self.applies.setMaximumHeight(150)
+
+        self.save_button = QPushButton("Save")
+        self.save_button.setToolTip("Save the hook to agent.json (Ctrl+S)")
+        self.remove_hook_button = QPushButton("Remove hook")
+        self.remove_hook_button.setToolTip("Delete the pre_llm_hook key from agent.json")
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        actions.addWidget(self.remove_hook_button)
+        actions.addWidget(self.save_button)
+
+        box = QGroupBox("Pre-LLM hook")
+        box.setLayout(form)
+        applies_box = QGroupBox("Applies to")
+        applies_layout = QVBoxLayout(applies_box)
+        applies_layout.addWidget(self.applies)
+        findings_box = QGroupBox("Findings")
+        findings_layout = QVBoxLayout(findings_box)
+        findings_layout.addWidget(self.findings_list)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(box)
+        layout.addWidget(findings_box)
+        layout.addWidget(applies_box)
+        layout.addLayout(actions)
+        layout.addStretch(1)
+
+        self.source.textEdited.connect(self._on_source_edited)
+        self.function.editTextChanged.connect(self._on_function_edited)
+        self.timeout.textEdited.connect(self._on_timeout_edited)
+        self.add_target.clicked.connect(self._on_add_target)
+        self.targets.add_requested.connect(self._on_add_target)
+        self.remove_target.clicked.connect(self._on_remove_selected)
+        self.targets.remove_requested.connect(self._on_remove_row)
+        self.targets.move_requested.connect(self._on_move_row)
+        self.save_button.clicked.connect(self.save_requested)
+        self.remove_hook_button.clicked.connect(self.remove_requested)
+        self._show_draft(self.draft)
+
+    # ---- context ---------------------------------------------------------------------------
+    def set_context(
+        self, declared_loops: Sequence[str], limit_ms: int, sources: Sequence[str]
+    ) -> None:
+        self._declared = tuple(declared_loops)
+        self._limit_ms = limit_ms
+        self.targets_model.set_declared_loops(self._declared)
+        completer = QCompleter(list(sources), self.source)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.source.setCompleter(completer)
+        self._render(self.draft)
+
+    def set_functions(self, names: Sequence[str]) -> None:
+        """The top-level functions of the source file, for the picker."""
+        self._functions = list(names)
+        current = parse_source_ref(self.draft.source).function if self.draft.source else ""
+        self._showing = True
+        try:
+            self.function.clear()
+            self.function.addItems(self._functions)
+            self.function.setEditText(current)
+        finally:
+            self._showing = False
+
+    def load(self, draft: HookDraft, has_hook: bool) -> None:
+        """Show a draft from disk: a fresh start for undo."""
+        self._has_hook = has_hook
+        self.undo_stack.clear()
+        self._show_draft(draft)
+        self.undo_stack.setClean()
+
+    @property
+    def valid(self) -> bool:
+        return not errors(self.findings)
+
+    # ---- edits ----------------------------------------------------------------------------
+    def apply(self, after: HookDraft, text: str, merge: int = -1) -> None:
+        if after == self.draft:
+            return
+        self.undo_stack.push(_DraftCommand(self, self.draft, after, text, merge))
+
+    def _edit_rows(self, rows: Rows, _row: int | None) -> None:
+        self.apply(self.draft.with_rows(rows), "Change target")
+
+    def _on_add_target(self) -> None:
+        self.apply(self.draft.with_rows(add_row(self.draft.rows)), "Add target")
+        last = self.targets_model.index(len(self.draft.rows) - 1, 0)
+        self.targets.setCurrentIndex(last)
+        self.targets.edit(last)
+
+    def _on_remove_selected(self) -> None:
+        index = self.targets.currentIndex()
+        if index.isValid():
+            self._on_remove_row(index.row())
+
+    def _on_remove_row(self, row: int) -> None:
+        if 0 <= row < len(self.draft.rows):
+            self.apply(self.draft.with_rows(remove_row(self.draft.rows, row)), "Remove target")
+
+    def _on_move_row(self, source: int, destination: int) -> None:
+        self.apply(
+            self.draft.with_rows(move_row(self.draft.rows, source, destination)), "Move target"
+        )
+        self.targets.setCurrentIndex(self.targets_model.index(destination, 0))
+
+    def _source_text(self) -> str:
+        path = self.source.text().strip()
+        function = self.function.currentText().strip() or "main"
+        return format_source_ref(path, function) if path else ""
+
+    def _on_source_edited(self, _text: str) -> None:
+        from dataclasses import replace
+
+        self.apply(
+            replace(self.draft, source=self._source_text()), "Edit source", self.MERGE_SOURCE
+        )
+
+    def _on_function_edited(self, _text: str) -> None:
+        if self._showing:
+            return
+        from dataclasses import replace
+
+        self.apply(
+            replace(self.draft, source=self._source_text()), "Edit function", self.MERGE_SOURCE
+        )
+
+    def _on_timeout_edited(self, text: str) -> None:
+        from dataclasses import replace
+
+        self.apply(replace(self.draft, timeout=text), "Edit timeout", self.MERGE_TIMEOUT)
+
+    # ---- rendering ------------------------------------------------------------------------
+    def _show_draft(self, draft: HookDraft) -> None:
+        self.draft = draft
+        self._render(draft)
+        self.draft_changed.emit(draft)
+
+    def _render(self, draft: HookDraft) -> None:
+        self._showing = True
+        try:
+            ref = parse_source_ref(draft.source) if draft.source else None
+            path = ref.path if ref else ""
+            function = ref.function if ref and draft.source.strip() else ""
+            if self.source.text() != path:
+                self.source.setText(path)
+            if self.function.currentText() != function:
+                self.function.setEditText(function)
+            if self.timeout.text() != draft.timeout:
+                self.timeout.setText(draft.timeout)
+            self.targets_model.set_rows(draft.rows)
+        finally:
+            self._showing = False
+
+        self.findings = validate_draft(draft)
+        problems = {}
+        for finding in self.findings:
+            if len(finding.path) == 2 and finding.path[0] == "targets":
+                problems.setdefault(int(finding.path[1]), finding.message)
+        self.targets_model.set_problems(problems)
+        fields = {f.path[0] for f in self.findings if f.path}
+        self.source.setStyleSheet(ERROR_STYLE if "source" in fields else "")
+        self.timeout.setStyleSheet(ERROR_STYLE if "timeout_ms" in fields else "")
+        self.targets.setStyleSheet(
+            ERROR_STYLE if any(f.path == ("targets",) for f in self.findings) else ""
+        )
+
+        self.findings_list.clear()
+        for finding in self.findings:
+            item = QListWidgetItem(
+                ("⛔ " if finding.severity == "error" else "⚠ ") + finding.message
+            )
+            item.setToolTip(finding.pointer or "/")
+            item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
+            self.findings_list.addItem(item)
+        if not self.findings:
+            self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
+
+        timeout, _ = parse_timeout(draft.timeout)
+        wanted = timeout if timeout is not None else self._limit_ms
+        effective = min(wanted, self._limit_ms, MAX_TIMEOUT_MS)
+        self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
+        self.summary.setText(summary(draft.rows))
+
+        view = applies_view(draft.rows, self._declared)
+        self.applies.setRowCount(len(view))
+        for row, (label, runs) in enumerate(view):
+            self.applies.setItem(row, 0, QTableWidgetItem(label))
+            mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")
+            mark.setForeground(Qt.GlobalColor.darkGreen if runs else Qt.GlobalColor.gray)
+            self.applies.setItem(row, 1, mark)
+        self.save_button.setEnabled(self.valid)
+        self.remove_hook_button.setEnabled(self._has_hook)

@@ -1,0 +1,647 @@
+"""The studio window: workspace on the left, the hook and samples in the middle, results on the
+right, records below. It wires views to core objects and the engine; it owns no data itself."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QFileSystemWatcher, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
+
+from studio.core.agent_document import AgentDocument, AgentDocumentError, ExternalChange
+from studio.core.app_settings import AppSettings, save_settings
+from studio.core.draft_recovery import discard_recovery, load_recovery, save_recovery
+from studio.core.hook_targets import DraftInvalid, HookDraft, TargetKind, TargetRow
+from studio.core.pre_llm_config import MAIN, check_agent_config
+from studio.core.python_functions import functions_in_file
+from studio.core.record_store import RecordStore, RecordStoreError
+from studio.core.source_ref import parse_source_ref
+from studio.core.workspace import Workspace, WorkspaceFileError
+from studio.ui.engine_bridge import EngineBridge, RunTicket
+from studio.ui.hook_editor import HookEditor
+from studio.ui.records_view import RecordsView
+from studio.ui.results_panel import ResultsPanel
+from studio.ui.sample_editor import SampleEditor
+from studio.ui.source_view import SourceView
+from studio.ui.workspace_panel import WorkspacePanel
+
+APP_NAME = "Hook Studio"
+FUTURE_LOOP = "future-loop"
+RECOVERY_KEY = "pre_llm_hook"
+
+
+def draft_to_text(draft: HookDraft) -> str:
+    rows = [{"kind": r.kind.value, "name": r.name} for r in draft.rows]
+    return json.dumps({"source": draft.source, "timeout": draft.timeout, "rows": rows})
+
+
+def draft_from_text(text: str, current: HookDraft) -> HookDraft | None:
+    try:
+        raw = json.loads(text)
+        rows = tuple(TargetRow(TargetKind(r["kind"]), str(r["name"])) for r in raw["rows"])
+        return HookDraft(str(raw["source"]), str(raw["timeout"]), rows, current.original)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class MainWindow(QMainWindow):
+    workspace_opened = Signal(object)
+    run_finished = Signal(object)
+
+    def __init__(self, settings: AppSettings, settings_path: Path | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.settings_path = settings_path
+        self.workspace: Workspace | None = None
+        self.document: AgentDocument | None = None
+        self.store: RecordStore | None = None
+        self.bridge = EngineBridge(self)
+        self.undo_stack = QUndoStack(self)
+        self._last_run: tuple[str, str | None, str | None] | None = None
+        self._groups: dict[int, list[tuple[str, Any]]] = {}
+        self._group_sizes: dict[int, int] = {}
+        self._next_group = 1
+        self._closing = False
+
+        self.hook_editor = HookEditor(self.undo_stack)
+        self.sample_editor = SampleEditor(self.bridge)
+        self.results = ResultsPanel()
+        self.records = RecordsView(self.bridge)
+        self.source_view = SourceView()
+        self.workspace_panel = WorkspacePanel()
+
+        self.editors = QTabWidget()
+        self.editors.setObjectName("editors")
+        self.editors.addTab(self.hook_editor, "Hook")
+        self.editors.addTab(self.sample_editor, "Sample")
+        self.editors.addTab(self.source_view, "Source")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.editors)
+        self.splitter.addWidget(self.results)
+        self.splitter.setSizes([560, 720])
+        self.setCentralWidget(self.splitter)
+
+        self.workspace_dock = self._dock(
+            "Workspace", self.workspace_panel, Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        self.records_dock = self._dock(
+            "Records", self.records, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+
+        self._build_actions()
+        self._build_toolbar()
+        self.running_label = QLabel()
+        self.running_label.setObjectName("runningIndicator")
+        self.statusBar().addPermanentWidget(self.running_label)
+        self.tick = QTimer(self)
+        self.tick.setInterval(100)
+        self.tick.timeout.connect(self._on_tick)
+
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._on_file_changed)
+        self.watcher.directoryChanged.connect(self._on_directory_changed)
+        self._reload_timer = QTimer(self)
+        self._reload_timer.setSingleShot(True)
+        self._reload_timer.setInterval(150)
+        self._reload_timer.timeout.connect(self._on_files_settled)
+        self._changed_files: set[str] = set()
+        self._recovery_timer = QTimer(self)
+        self._recovery_timer.setSingleShot(True)
+        self._recovery_timer.setInterval(800)
+        self._recovery_timer.timeout.connect(self._keep_recovery)
+
+        self.undo_stack.cleanChanged.connect(self._update_title)
+        self.hook_editor.draft_changed.connect(self._on_draft_changed)
+        self.hook_editor.save_requested.connect(self.save)
+        self.hook_editor.remove_requested.connect(self.remove_hook)
+        self.bridge.run_started.connect(self._on_run_started)
+        self.bridge.run_finished.connect(self._on_run_finished)
+        self.results.open_source.connect(self.open_source)
+        self.results.jump_requested.connect(self._on_jump_requested)
+        self.records.open_source.connect(self.open_source)
+        self.workspace_panel.open_requested.connect(self._on_panel_open)
+        self.sample_editor.sample_selected.connect(self._on_sample_selected)
+        self.sample_editor.samples_changed.connect(self._refresh_samples)
+        self.sample_editor.sample_saved.connect(self._on_sample_saved)
+
+        self.resize(1400, 880)
+        self._restore_layout()
+        self._update_title()
+
+    # ---- construction --------------------------------------------------------------------
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{title.lower()}Dock")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(
+        self, text: str, shortcut: Any = None, handler: Any = None, tip: str = ""
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        shown = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+        action.setToolTip(f"{tip or text} ({shown})" if shown else tip or text)
+        action.setStatusTip(tip or text)
+        if handler is not None:
+            action.triggered.connect(handler)
+        return action
+
+    def _build_actions(self) -> None:
+        menu = self.menuBar()
+        self.open_action = self._action(
+            "&Open Workspace…", QKeySequence.StandardKey.Open, self.choose_workspace
+        )
+        self.save_action = self._action(
+            "&Save Hook", QKeySequence.StandardKey.Save, self.save, "Save the hook to agent.json"
+        )
+        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        self.recent_menu = menu.addMenu("&File")
+        file_menu = self.recent_menu
+        file_menu.addAction(self.open_action)
+        self.recent = file_menu.addMenu("Open &Recent")
+        file_menu.addSeparator()
+        file_menu.addAction(self.save_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        self.find_action = self._action(
+            "&Find…", QKeySequence.StandardKey.Find, self._on_find, "Find in the records"
+        )
+        edit_menu = menu.addMenu("&Edit")
+        for action in (self.undo_action, self.redo_action, self.find_action):
+            edit_menu.addAction(action)
+
+        self.run_action = self._action(
+            "&Run", "Ctrl+Return", self.run_selected, "Run the hook on the sample"
+        )
+        self.cancel_action = self._action(
+            "&Cancel", "Esc", self.cancel_runs, "Stop the running hook"
+        )
+        self.cancel_action.setEnabled(False)
+        self.run_all_action = self._action(
+            "Run on &Every Target",
+            "Ctrl+Shift+Return",
+            self.run_on_every_target,
+            "Run on Main, each declared loop and a future loop",
+        )
+        self.rerun_action = self._action(
+            "Rerun on &Save", None, None, "Rerun when the hook or the sample changes"
+        )
+        self.rerun_action.setCheckable(True)
+        self.rerun_action.setChecked(self.settings.rerun_on_save)
+        run_menu = menu.addMenu("&Run")
+        for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
+            run_menu.addAction(action)
+
+        view_menu = menu.addMenu("&View")
+        view_menu.addAction(self.workspace_dock.toggleViewAction())
+        view_menu.addAction(self.records_dock.toggleViewAction())
+        self._fill_recent()
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Run")
+        bar.setObjectName("runToolbar")
+        self.addToolBar(bar)
+        bar.addWidget(QLabel(" Sample "))
+        self.sample_box = QComboBox()
+        self.sample_box.setObjectName("sampleBox")
+        self.sample_box.setMinimumWidth(180)
+        self.sample_box.setToolTip("The sample to run the hook on")
+        bar.addWidget(self.sample_box)
+        bar.addWidget(QLabel(" Loop "))
+        self.loop_box = QComboBox()
+        self.loop_box.setObjectName("loopBox")
+        self.loop_box.setEditable(True)
+        self.loop_box.setMinimumWidth(130)
+        self.loop_box.setToolTip("The loop whose provider call is being prepared")
+        bar.addWidget(self.loop_box)
+        bar.addSeparator()
+        for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
+            bar.addAction(action)
+        self.sample_box.currentTextChanged.connect(self._on_sample_box_changed)
+
+    def _fill_recent(self) -> None:
+        self.recent.clear()
+        for path in self.settings.recent_workspaces:
+            action = self.recent.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_workspace(Path(p)))
+        self.recent.setEnabled(bool(self.settings.recent_workspaces))
+
+    # ---- workspace --------------------------------------------------------------------------
+    def choose_workspace(self) -> None:
+        start = str(self.workspace.root) if self.workspace else str(Path.home())
+        chosen = QFileDialog.getExistingDirectory(self, "Open a workspace folder", start)
+        if chosen:
+            self.open_workspace(Path(chosen))
+
+    def open_workspace(self, path: Path) -> bool:
+        if not self._confirm_discard():
+            return False
+        try:
+            workspace = Workspace.open(path)
+        except FileNotFoundError as exc:
+            QMessageBox.warning(self, APP_NAME, str(exc))
+            return False
+        try:
+            store = RecordStore.open(workspace.root)
+        except RecordStoreError as exc:
+            QMessageBox.warning(
+                self, APP_NAME, f"Runs of this workspace will not be recorded:\n{exc}"
+            )
+            store = None
+        if self.store is not None:
+            self.records.set_store(None)
+        self.workspace = workspace
+        self.store = store
+        self.bridge.open_workspace(workspace, store)
+        self.workspace_panel.set_workspace(workspace)
+        self.sample_editor.set_workspace(workspace)
+        self.records.set_store(store, workspace)
+        self._load_document()
+        self._refresh_samples()
+        self._watch()
+        if self.document is not None:
+            self._offer_recovery()
+        self.settings = self.settings.remember_workspace(str(workspace.root))
+        self._fill_recent()
+        self._save_settings()
+        self._update_title()
+        self.workspace_opened.emit(workspace)
+        return True
+
+    def _declared_loops(self) -> list[str]:
+        if self.workspace is None:
+            return []
+        try:
+            return list(self.workspace.settings().loops)
+        except WorkspaceFileError:
+            return []
+
+    def _load_document(self) -> None:
+        assert self.workspace is not None
+        try:
+            self.document = AgentDocument.load(self.workspace.agent_path)
+        except AgentDocumentError as exc:
+            self.document = None
+            self.statusBar().showMessage(str(exc))
+            QMessageBox.warning(self, APP_NAME, f"agent.json cannot be edited:\n{exc}")
+            return
+        limit = check_agent_config(self.document.document).execution_limit_ms
+        self.hook_editor.set_context(self._declared_loops(), limit, self.workspace.hook_sources())
+        self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+        self._refresh_loops()
+
+    def _refresh_loops(self) -> None:
+        current = self.loop_box.currentText() or MAIN
+        self.loop_box.blockSignals(True)
+        self.loop_box.clear()
+        self.loop_box.addItems([MAIN, *self._declared_loops()])
+        self.loop_box.setCurrentText(current)
+        self.loop_box.blockSignals(False)
+
+    def _refresh_samples(self) -> None:
+        if self.workspace is None:
+            return
+        current = self.sample_box.currentText()
+        names = [s.name for s in self.workspace.samples()]
+        self.sample_box.blockSignals(True)
+        self.sample_box.clear()
+        self.sample_box.addItems(names)
+        if current in names:
+            self.sample_box.setCurrentText(current)
+        self.sample_box.blockSignals(False)
+        self.workspace_panel.refresh()
+        if names and self.sample_box.currentText():
+            self.sample_editor.select_sample(self.sample_box.currentText())
+
+    def _watch(self) -> None:
+        if self.workspace is None:
+            return
+        paths = [str(p) for p in self.watcher.files() + self.watcher.directories()]
+        if paths:
+            self.watcher.removePaths(paths)
+        root = self.workspace.root
+        wanted = [root, root / "samples", root / "lib"]
+        files = [self.workspace.agent_path, self.workspace.settings_path]
+        files += [root / s for s in self.workspace.hook_sources()]
+        files += [s.path for s in self.workspace.samples()]
+        existing = [str(p) for p in [*wanted, *files] if p.exists()]
+        if existing:
+            self.watcher.addPaths(existing)
+
+    # ---- files changed outside --------------------------------------------------------------
+    def _on_file_changed(self, path: str) -> None:
+        self._changed_files.add(path)
+        self._reload_timer.start()
+
+    def _on_directory_changed(self, path: str) -> None:
+        self._changed_files.add(path)
+        self._reload_timer.start()
+
+    def _on_files_settled(self) -> None:
+        changed, self._changed_files = self._changed_files, set()
+        if self.workspace is None:
+            return
+        # Editors that save by replacing the file drop it from the watch list; watch it again.
+        self._watch()
+        self.workspace_panel.refresh()
+        agent = str(self.workspace.agent_path)
+        if agent in changed or str(self.workspace.root) in changed:
+            self._on_agent_changed_on_disk()
+        if str(self.workspace.settings_path) in changed:
+            self._load_document()
+        self._refresh_samples()
+        self.sample_editor.on_files_changed(changed)
+        if self.rerun_action.isChecked() and self._last_run is not None:
+            sources = {str(self.workspace.root / s) for s in self.workspace.hook_sources()}
+            samples = {str(s.path) for s in self.workspace.samples()}
+            if changed & (sources | samples):
+                self._rerun()
+
+    def _on_agent_changed_on_disk(self) -> None:
+        if self.document is None or self.workspace is None:
+            self._load_document() if self.workspace else None
+            return
+        if not self.document.changed_on_disk():
+            return
+        if self.undo_stack.isClean():
+            self._load_document()
+            self.statusBar().showMessage("agent.json changed on disk and was reloaded", 5000)
+        else:
+            self.statusBar().showMessage(
+                "agent.json changed on disk; saving will ask before replacing it", 8000
+            )
+
+    # ---- editing ----------------------------------------------------------------------------
+    def _on_draft_changed(self, draft: Any) -> None:
+        if self.workspace is None:
+            return
+        path = parse_source_ref(draft.source).path if draft.source else ""
+        target = self.workspace.root / path if path else None
+        names: list[str] = []
+        if target is not None and target.is_file():
+            names = [f.name for f in functions_in_file(target)]
+        self.hook_editor.set_functions(names)
+        self._update_title()
+        self._recovery_timer.start()
+
+    def _keep_recovery(self) -> None:
+        """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""
+        if self.workspace is None:
+            return
+        try:
+            if self.undo_stack.isClean():
+                discard_recovery(self.workspace.root, RECOVERY_KEY)
+            else:
+                save_recovery(
+                    self.workspace.root, RECOVERY_KEY, draft_to_text(self.hook_editor.draft)
+                )
+        except OSError:
+            self.statusBar().showMessage("Unsaved edits could not be kept for recovery", 4000)
+
+    def _offer_recovery(self) -> None:
+        assert self.workspace is not None
+        recovery = load_recovery(self.workspace.root, RECOVERY_KEY)
+        if recovery is None:
+            return
+        draft = draft_from_text(recovery.text, self.hook_editor.draft)
+        if draft is None or draft == self.hook_editor.draft:
+            discard_recovery(self.workspace.root, RECOVERY_KEY)
+            return
+        answer = QMessageBox.question(
+            self,
+            APP_NAME,
+            "Hook edits that were not saved when the studio last closed were kept. Restore them?",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.hook_editor.apply(draft, "Restore unsaved edits")
+        else:
+            discard_recovery(self.workspace.root, RECOVERY_KEY)
+
+    def save(self) -> bool:
+        if self.document is None:
+            return False
+        try:
+            self.document.save(self.hook_editor.draft)
+        except DraftInvalid as exc:
+            QMessageBox.warning(self, APP_NAME, f"The hook has problems and was not saved:\n{exc}")
+            return False
+        except ExternalChange:
+            answer = QMessageBox.question(
+                self,
+                APP_NAME,
+                "agent.json changed on disk since it was opened. Replace it with your version?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+            self.document.save(self.hook_editor.draft, force=True)
+        except (OSError, AgentDocumentError) as exc:
+            QMessageBox.warning(self, APP_NAME, f"agent.json could not be saved:\n{exc}")
+            return False
+        self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+        discard_recovery(self.workspace.root, RECOVERY_KEY) if self.workspace else None
+        self.statusBar().showMessage("Saved agent.json", 3000)
+        self._update_title()
+        return True
+
+    def remove_hook(self) -> None:
+        if self.document is None or not self.document.has_hook:
+            return
+        answer = QMessageBox.question(self, APP_NAME, "Remove the pre-LLM hook from agent.json?")
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        try:
+            self.document.remove_hook()
+        except (ExternalChange, OSError, AgentDocumentError) as exc:
+            QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc}")
+            return
+        self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+        self._update_title()
+
+    def _confirm_discard(self) -> bool:
+        if self.undo_stack.isClean():
+            return True
+        answer = QMessageBox.question(
+            self,
+            APP_NAME,
+            "The hook has unsaved changes. Save them?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _update_title(self, *_: Any) -> None:
+        name = self.workspace.root.name if self.workspace else "no workspace"
+        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        self.setWindowModified(not self.undo_stack.isClean())
+
+    # ---- runs ---------------------------------------------------------------------------------
+    def _on_sample_box_changed(self, name: str) -> None:
+        if name:
+            self.sample_editor.select_sample(name)
+
+    def _on_sample_selected(self, name: str) -> None:
+        if name and self.sample_box.currentText() != name:
+            self.sample_box.setCurrentText(name)
+
+    def _on_sample_saved(self, name: str) -> None:
+        if self.rerun_action.isChecked() and self._last_run and self._last_run[0] == name:
+            self._rerun()
+
+    def run_selected(self) -> RunTicket | None:
+        sample = self.sample_box.currentText()
+        if self.workspace is None or not sample:
+            self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
+            return None
+        loop = self.loop_box.currentText().strip() or None
+        hook = self._draft_hook_source()
+        self._last_run = (sample, loop, hook)
+        return self.bridge.start_run(sample, loop, hook)
+
+    def _draft_hook_source(self) -> str | None:
+        """Run what is being edited: the draft's source when it differs from the saved one."""
+        draft = self.hook_editor.draft
+        if not draft.source or self.document is None:
+            return None
+        saved = self.document.hook_draft().source
+        return draft.source if draft.source != saved else None
+
+    def _rerun(self) -> None:
+        if self._last_run is None or self.bridge.running:
+            return
+        sample, loop, hook = self._last_run
+        self.bridge.start_run(sample, loop, hook)
+
+    def run_on_every_target(self) -> None:
+        sample = self.sample_box.currentText()
+        if self.workspace is None or not sample:
+            return
+        group = self._next_group
+        self._next_group += 1
+        loops = [MAIN, *self._declared_loops(), FUTURE_LOOP]
+        self._groups[group] = []
+        self._group_sizes[group] = len(loops)
+        for loop in loops:
+            self.bridge.start_run(sample, loop, None, group=group)
+
+    def cancel_runs(self) -> None:
+        self.bridge.cancel_all()
+
+    def _on_run_started(self, ticket: RunTicket) -> None:
+        self.cancel_action.setEnabled(True)
+        self.tick.start()
+        if ticket.group is None:
+            self.results.show_running(ticket)
+        self._on_tick()
+
+    def _on_tick(self) -> None:
+        running = self.bridge.running
+        if not running:
+            self.running_label.setText("")
+            self.tick.stop()
+            self.cancel_action.setEnabled(False)
+            return
+        oldest = min(t.started for t in running)
+        label = f"{len(running)} runs" if len(running) > 1 else f"{running[0].sample}"
+        self.running_label.setText(f"● Running {label}… {time.monotonic() - oldest:.1f} s")
+        self.results.update_running(time.monotonic() - oldest)
+
+    def _on_run_finished(self, ticket: RunTicket, outcome: Any) -> None:
+        self._on_tick()
+        if ticket.group is not None:
+            results = self._groups.setdefault(ticket.group, [])
+            results.append((ticket.loop or MAIN, outcome))
+            if len(results) == self._group_sizes.get(ticket.group, 0):
+                order = {
+                    loop: i for i, loop in enumerate([MAIN, *self._declared_loops(), FUTURE_LOOP])
+                }
+                results.sort(key=lambda r: order.get(r[0], 99))
+                self.results.show_comparison(results)
+                del self._groups[ticket.group]
+        else:
+            self.results.show_outcome(outcome)
+        self.records.refresh()
+        self.run_finished.emit(outcome)
+
+    # ---- navigation ---------------------------------------------------------------------------
+    def open_source(self, file: str, line: int) -> None:
+        if self.workspace is None:
+            return
+        self.source_view.show_file(self.workspace.root / file, line, file)
+        self.editors.setCurrentWidget(self.source_view)
+
+    def _on_jump_requested(self, pointer: str) -> None:
+        self.results.jump_to(pointer)
+
+    def _on_panel_open(self, kind: str, name: str) -> None:
+        if kind == "sample":
+            self.sample_box.setCurrentText(name)
+            self.editors.setCurrentWidget(self.sample_editor)
+        elif kind == "source":
+            self.open_source(name, 1)
+        elif kind == "config":
+            self.editors.setCurrentWidget(self.hook_editor)
+
+    def _on_find(self) -> None:
+        self.records_dock.show()
+        self.records.focus_filter()
+
+    # ---- layout and closing ---------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        if self.settings.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(self.settings.window_geometry.encode()))
+        if self.settings.window_state:
+            self.restoreState(QByteArray.fromBase64(self.settings.window_state.encode()))
+        sizes = self.settings.splitter_sizes.get("main")
+        if sizes:
+            self.splitter.setSizes(sizes)
+
+    def _save_settings(self) -> None:
+        self.settings = self.settings.model_copy(
+            update={
+                "window_geometry": bytes(self.saveGeometry().toBase64().data()).decode(),
+                "window_state": bytes(self.saveState().toBase64().data()).decode(),
+                "splitter_sizes": {"main": self.splitter.sizes()},
+                "rerun_on_save": self.rerun_action.isChecked(),
+            }
+        )
+        if self.settings_path is not None:
+            try:
+                save_settings(self.settings_path, self.settings)
+            except OSError:
+                self.statusBar().showMessage("Settings could not be saved", 4000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._confirm_discard():
+            event.ignore()
+            return
+        self._save_settings()
+        self.bridge.cancel_all()
+        self.bridge.shutdown()
+        self.store = None
+        event.accept()

@@ -1,0 +1,244 @@
+"""The hook's target rows as a table model over the core's rows, and the view that edits them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHeaderView,
+    QStyledItemDelegate,
+    QTableView,
+    QWidget,
+)
+
+from studio.core.hook_targets import (
+    ALL_STREAMS_LABEL,
+    FREE_NAME_LABEL,
+    MAIN_LABEL,
+    Rows,
+    TargetKind,
+    TargetRow,
+)
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+CHOOSE_LABEL = "Choose a target…"
+TARGET_COLUMN, NAME_COLUMN = 0, 1
+
+
+class TargetTableModel(QAbstractTableModel):
+    """Rows are owned by the hook editor's draft; the model shows them and turns the user's edits
+    into calls of ``edit(rows)``, which goes through the undo stack and comes back via
+    ``set_rows``."""
+
+    HEADERS = ("Target", "Loop name")
+
+    def __init__(self, edit: Callable[[Rows, int | None], None]) -> None:
+        super().__init__()
+        self._rows: Rows = ()
+        self._declared: tuple[str, ...] = ()
+        self._problems: dict[int, str] = {}
+        self._edit = edit
+
+    # ---- state from the editor ---------------------------------------------------------------
+    @property
+    def rows(self) -> Rows:
+        return self._rows
+
+    def set_rows(self, rows: Rows) -> None:
+        old = self._rows
+        if rows == old:
+            return
+        if len(rows) == len(old):
+            self._rows = rows
+            for i, (a, b) in enumerate(zip(old, rows, strict=True)):
+                if a != b:
+                    self.dataChanged.emit(self.index(i, 0), self.index(i, 1))
+            return
+        if len(rows) == len(old) + 1 and rows[: len(old)] == old:
+            self.beginInsertRows(QModelIndex(), len(old), len(old))
+            self._rows = rows
+            self.endInsertRows()
+            return
+        if len(rows) == len(old) - 1:
+            for i in range(len(old)):
+                if old[:i] + old[i + 1 :] == rows:
+                    self.beginRemoveRows(QModelIndex(), i, i)
+                    self._rows = rows
+                    self.endRemoveRows()
+                    return
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def set_declared_loops(self, loops: Sequence[str]) -> None:
+        self._declared = tuple(loops)
+
+    def set_problems(self, problems: dict[int, str]) -> None:
+        self._problems = problems
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 1))
+
+    # ---- choices -------------------------------------------------------------------------------
+    def choices(self) -> list[tuple[str, TargetRow | None]]:
+        """What a row can be: All streams, Main, each declared loop, a free name."""
+        items: list[tuple[str, TargetRow | None]] = [
+            (ALL_STREAMS_LABEL, TargetRow.all_streams()),
+            (MAIN_LABEL, TargetRow.main()),
+        ]
+        items += [(name, TargetRow.loop(name)) for name in self._declared]
+        items.append((FREE_NAME_LABEL, None))
+        return items
+
+    def choice_label(self, row: TargetRow) -> str:
+        if row.kind is TargetKind.EMPTY:
+            return CHOOSE_LABEL
+        if row.kind is TargetKind.LOOP and row.name not in self._declared:
+            return FREE_NAME_LABEL
+        return row.label()
+
+    # ---- Qt model ------------------------------------------------------------------------------
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 2
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)
+        return None
+
+    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if not index.isValid():
+            return base
+        row = self._rows[index.row()]
+        if index.column() == TARGET_COLUMN:
+            return base | Qt.ItemFlag.ItemIsEditable
+        if row.kind is TargetKind.LOOP and row.name not in self._declared:
+            return base | Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        column = index.column()
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            if column == TARGET_COLUMN:
+                return self.choice_label(row)
+            if row.kind is TargetKind.LOOP:
+                return row.name
+            if row.kind is TargetKind.ALL:
+                return "every loop, now and later"
+            if row.kind is TargetKind.MAIN:
+                return "main"
+            return ""
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._problems.get(index.row())
+        if role == Qt.ItemDataRole.BackgroundRole and index.row() in self._problems:
+            return QBrush(QColor(220, 60, 60, 60))
+        grey = row.kind in (TargetKind.ALL, TargetKind.MAIN)
+        if role == Qt.ItemDataRole.ForegroundRole and column == NAME_COLUMN and grey:
+            return QBrush(QColor(128, 128, 128))
+        return None
+
+    def setData(self, index: AnyIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
+            return False
+        from studio.core.hook_targets import choose
+
+        i = index.row()
+        if index.column() == TARGET_COLUMN:
+            chosen = dict(self.choices()).get(value, "missing")
+            if chosen == "missing":
+                return False
+            if chosen is None:
+                current = self._rows[i]
+                keep = current.name if current.kind is TargetKind.LOOP else ""
+                chosen = TargetRow.loop(keep)
+            self._edit(choose(self._rows, i, chosen), i)
+            return True
+        self._edit(choose(self._rows, i, TargetRow.loop(str(value).strip())), i)
+        return True
+
+
+class _TargetDelegate(QStyledItemDelegate):
+    """A combo box of the row's choices in the Target column."""
+
+    def createEditor(self, parent: QWidget, option: Any, index: AnyIndex) -> QWidget:
+        if index.column() != TARGET_COLUMN:
+            return super().createEditor(parent, option, index)
+        model = index.model()
+        assert isinstance(model, TargetTableModel)
+        combo = QComboBox(parent)
+        combo.addItems([label for label, _ in model.choices()])
+        combo.activated.connect(lambda _=0: self.commitData.emit(combo))
+        return combo
+
+    def setEditorData(self, editor: QWidget, index: AnyIndex) -> None:
+        if isinstance(editor, QComboBox):
+            editor.setCurrentText(index.data(Qt.ItemDataRole.EditRole))
+            return
+        super().setEditorData(editor, index)
+
+    def setModelData(self, editor: QWidget, model: Any, index: AnyIndex) -> None:
+        if isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+            return
+        super().setModelData(editor, model, index)
+
+
+class TargetTableView(QTableView):
+    """The rows with keyboard editing: Insert adds, Delete removes, Alt+Up/Down moves."""
+
+    add_requested = Signal()
+    remove_requested = Signal(int)
+    move_requested = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setItemDelegate(_TargetDelegate(self))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.SelectedClicked
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().setDefaultSectionSize(28)
+        self.setMinimumHeight(120)
+        for keys, handler in (
+            (QKeySequence(Qt.Key.Key_Insert), self.add_requested.emit),
+            (QKeySequence("Ctrl+Shift+N"), self.add_requested.emit),
+            (QKeySequence(Qt.Key.Key_Delete), self._remove_current),
+            (QKeySequence("Alt+Up"), lambda: self._move_current(-1)),
+            (QKeySequence("Alt+Down"), lambda: self._move_current(1)),
+        ):
+            shortcut = QShortcut(keys, self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(handler)
+
+    def _remove_current(self) -> None:
+        if self.currentIndex().isValid():
+            self.remove_requested.emit(self.currentIndex().row())
+
+    def _move_current(self, step: int) -> None:
+        index = self.currentIndex()
+        model = self.model()
+        if not index.isValid() or model is None:
+            return
+        target = index.row() + step
+        if 0 <= target < model.rowCount():
+            self.move_requested.emit(index.row(), target)

@@ -1,0 +1,163 @@
+"""The real window, driven offscreen as a user would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QTableView
+
+from studio.core.app_settings import AppSettings
+from studio.core.hook_targets import TargetKind, TargetRow
+from studio.ui.main_window import MainWindow
+
+RUN_TIMEOUT_MS = 20_000
+
+
+@pytest.fixture
+def window(qtbot, sample_workspace, tmp_path, monkeypatch):
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: QMessageBox.StandardButton.Ok)
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_workspace(sample_workspace)
+    yield win
+    win.undo_stack.setClean()
+    win.close()
+
+
+def config_of(workspace: Path) -> dict:
+    return json.loads((workspace / "agent.json").read_text())
+
+
+def choose_in_row(window: MainWindow, row: int, label: str) -> None:
+    model = window.hook_editor.targets_model
+    assert model.setData(model.index(row, 0), label, Qt.ItemDataRole.EditRole)
+
+
+def run_and_wait(qtbot, window: MainWindow, start=None):
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        (start or window.run_selected)()
+    return finished.args[0]
+
+
+def test_the_title_names_the_workspace(window, sample_workspace):
+    assert sample_workspace.name in window.windowTitle()
+    assert window.hook_editor.draft.source == "lib/policy.py:transform"
+
+
+def test_add_and_remove_target_rows_then_save_and_reopen(qtbot, window, sample_workspace):
+    editor = window.hook_editor
+    assert [r.kind for r in editor.draft.rows] == [TargetKind.MAIN, TargetKind.LOOP]
+    qtbot.mouseClick(editor.add_target, Qt.MouseButton.LeftButton)
+    assert editor.draft.rows[-1].kind is TargetKind.EMPTY
+    assert not editor.save_button.isEnabled()
+    assert any("empty" in f.message for f in editor.findings)
+    choose_in_row(window, 2, "reviewer")
+    assert editor.save_button.isEnabled()
+    assert window.isWindowModified()
+    editor._on_remove_row(0)
+    assert [r.name for r in editor.draft.rows] == ["researcher", "reviewer"]
+    assert window.save()
+    saved = config_of(sample_workspace)["pre_llm_hook"]
+    assert saved["scope"] == "loops" and saved["loops"] == ["researcher", "reviewer"]
+    assert "include_main" not in saved
+    assert not window.isWindowModified()
+
+    window.open_workspace(sample_workspace)
+    assert [r.name for r in window.hook_editor.draft.rows] == ["researcher", "reviewer"]
+
+
+def test_all_streams_is_exclusive_and_undo_brings_the_rows_back(window):
+    editor = window.hook_editor
+    before = editor.draft.rows
+    choose_in_row(window, 1, "All streams (including future loops)")
+    assert editor.draft.rows == (TargetRow.all_streams(),)
+    assert editor.summary.text() == "All streams"
+    applies = [editor.applies.item(i, 1).text() for i in range(editor.applies.rowCount())]
+    assert all(text.startswith("✓") for text in applies)
+    window.undo_action.trigger()
+    assert editor.draft.rows == before
+    window.redo_action.trigger()
+    assert editor.draft.rows == (TargetRow.all_streams(),)
+
+
+def test_a_broken_timeout_is_a_finding_and_save_is_refused(qtbot, window, sample_workspace):
+    before = (sample_workspace / "agent.json").read_bytes()
+    editor = window.hook_editor
+    editor.timeout.selectAll()
+    qtbot.keyClicks(editor.timeout, "999")
+    assert editor.draft.timeout == "999"
+    messages = [editor.findings_list.item(i).text() for i in range(editor.findings_list.count())]
+    assert any("1000 to 300000" in m for m in messages)
+    assert "border" in editor.timeout.styleSheet()
+    assert not editor.save_button.isEnabled()
+    assert not window.save()
+    assert (sample_workspace / "agent.json").read_bytes() == before
+
+
+def test_run_a_hook_and_read_the_diff(qtbot, window):
+    window.sample_box.setCurrentText("support-ticket")
+    outcome = run_and_wait(qtbot, window)
+    assert outcome.status == "ok"
+    qtbot.waitUntil(lambda: window.results.diff_ready, timeout=5000)
+    assert window.results.diff_view.summary_label.text() == "system changed, tools −1"
+
+
+def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_workspace):
+    (sample_workspace / "lib" / "hang.py").write_text(
+        "import time\ndef transform(payload):\n    time.sleep(60)\n"
+    )
+    window.hook_editor.source.setText("lib/hang.py")
+    window.hook_editor._on_source_edited("lib/hang.py")
+    window.sample_box.setCurrentText("support-ticket")
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        ticket = window.run_selected()
+        qtbot.waitUntil(lambda: ticket.handle is not None, timeout=5000)
+        assert window.cancel_action.isEnabled()
+        window.cancel_action.trigger()
+    outcome = finished.args[0]
+    assert outcome.turn_error.kind == "cancelled"
+    assert window.results.error_view.kind.text() == "cancelled"
+
+
+def test_follow_a_json_path_from_an_error_to_the_value(qtbot, window, sample_workspace):
+    (sample_workspace / "lib" / "bad.py").write_text(
+        "def transform(payload):\n"
+        "    r = payload['request']\n"
+        "    r['options']['temperature'] = 7\n"
+        "    return r\n"
+    )
+    window.hook_editor.source.setText("lib/bad.py")
+    window.hook_editor._on_source_edited("lib/bad.py")
+    window.sample_box.setCurrentText("support-ticket")
+    outcome = run_and_wait(qtbot, window)
+    assert outcome.turn_error.path == "/options/temperature"
+    assert outcome.rejected["options"]["temperature"] == 7
+    window.results.jump_requested.emit(outcome.turn_error.path)
+    assert window.results.result_view.current_pointer() == "/options/temperature"
+
+
+def record_rows(window: MainWindow) -> int:
+    return window.records.findChild(QTableView, "recordsTable").model().rowCount()
+
+
+def test_the_records_grow_with_every_run(qtbot, window):
+    window.sample_box.setCurrentText("support-ticket")
+    before = record_rows(window)
+    run_and_wait(qtbot, window)
+    run_and_wait(qtbot, window)
+    qtbot.waitUntil(lambda: record_rows(window) == before + 2, timeout=5000)
+
+
+def test_run_on_every_target_shows_each_loop(qtbot, window):
+    window.sample_box.setCurrentText("support-ticket")
+    with qtbot.waitSignal(window.results.comparison_shown, timeout=RUN_TIMEOUT_MS) as shown:
+        window.run_on_every_target()
+    loops = [loop for loop, _ in shown.args[0]]
+    assert loops == ["main", "researcher", "reviewer", "future-loop"]
+    statuses = [outcome.status for _, outcome in shown.args[0]]
+    assert statuses == ["ok", "ok", "not_applied", "not_applied"]
