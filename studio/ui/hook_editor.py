@@ -147,7 +147,7 @@ class HookEditor(QWidget):
         self.applies.verticalHeader().hide()
         self.applies.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.applies.horizontalHeader().setStretchLastSection(True)
-        self.applies.setMaximumHeight(150)
+        self.applies.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.save_button = QPushButton("Save")
         self.save_button.setToolTip("Save the hook to agent.json (Ctrl+S)")
@@ -331,6 +331,8 @@ class HookEditor(QWidget):
 
         view = applies_view(draft.rows, self._declared)
         self.applies.setRowCount(len(view))
+        rows_height = sum(self.applies.rowHeight(i) for i in range(len(view)))
+        self.applies.setFixedHeight(rows_height + self.applies.horizontalHeader().height() + 4)
         for row, (label, runs) in enumerate(view):
             self.applies.setItem(row, 0, QTableWidgetItem(label))
             mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")

@@ -140,6 +140,8 @@ class MainWindow(QMainWindow):
         self.sample_editor.sample_saved.connect(self._on_sample_saved)
 
         self.resize(1400, 880)
+        self.resizeDocks([self.records_dock], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.workspace_dock], [230], Qt.Orientation.Horizontal)
         self._restore_layout()
         self._update_title()
 
