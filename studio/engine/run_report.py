@@ -9,6 +9,11 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "".join(prefix + line for line in text.splitlines(keepends=True))
 
 
+def _names(names: list[str], shown: int = 8) -> str:
+    listed = ", ".join(names[:shown])
+    return listed + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def _contract_lines(outcome: RunOutcome) -> list[str]:
     lines: list[str] = []
     if outcome.contract == "step" and outcome.inspection:
@@ -54,8 +59,8 @@ def describe_outcome(outcome: RunOutcome) -> str:
         if tools.get("added") or tools.get("removed"):
             lines.append(
                 f"  tools: {tools.get('before')} -> {tools.get('after')}"
-                + (f", removed {', '.join(tools['removed'])}" if tools.get("removed") else "")
-                + (f", added {', '.join(tools['added'])}" if tools.get("added") else "")
+                + (f", removed {_names(tools['removed'])}" if tools.get("removed") else "")
+                + (f", added {_names(tools['added'])}" if tools.get("added") else "")
             )
     elif outcome.status == "not_applied":
         target = where or " this loop"

@@ -1,0 +1,170 @@
+"""How the window feels: time to a painted window, and the GUI thread's longest stall while a
+hook runs on a 5 MB request and its result is shown.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/gui_responsiveness.py [--runs N] [--json]
+
+The stall is the longest gap between ticks of a 10 ms timer, from the run's start until its
+diff is on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH_PROBE = """
+import sys, time
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from studio.core.app_settings import AppSettings
+from studio.ui.main_window import MainWindow
+app = QApplication(sys.argv[:1])
+window = MainWindow(AppSettings(), None)
+window.show()
+window.open_workspace(sys.argv[1])
+def painted():
+    print("painted", flush=True)
+    window.undo_stack.setClean()
+    window.close()
+    app.quit()
+QTimer.singleShot(0, painted)
+app.exec()
+"""
+
+
+def launch_times(workspace: Path, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH_PROBE, str(workspace)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert child.stdout is not None
+        line = child.stdout.readline()
+        elapsed = time.perf_counter() - started
+        child.wait(30)
+        if line.strip() == "painted":
+            times.append(elapsed * 1000)
+    return times
+
+
+def five_megabyte_request() -> dict:
+    messages = []
+    for i in range(2000):
+        messages.append({"role": "user", "content": f"question {i} " + "lorem ipsum dolor " * 60})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "checking the records " * 30},
+                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x" * 200}},
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"c{i}", "content": "r" * 900}],
+            }
+        )
+    tools = [
+        {"name": f"tool_{i}", "description": "d" * 200, "input_schema": {"type": "object"}}
+        for i in range(200)
+    ]
+    return {"system": "s", "messages": messages, "tools": tools, "options": {"temperature": 0.7}}
+
+
+def stall_during_run(workspace: Path, runs: int) -> list[float]:
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from studio.core.app_settings import AppSettings
+    from studio.ui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    window = MainWindow(AppSettings(), None)
+    window.show()
+    window.open_workspace(workspace)
+    window.sample_box.setCurrentText("five-mb")
+    stalls = []
+    for _ in range(runs):
+        clock = QElapsedTimer()
+        gaps: list[int] = []
+        last = [0]
+
+        def tick() -> None:
+            now = clock.elapsed()
+            gaps.append(now - last[0])
+            last[0] = now
+
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        finished = []
+        window.run_finished.connect(finished.append)
+        clock.start()
+        timer.start()
+        window.run_selected()
+        waiter = QEventLoop()
+        while not (finished and window.results.diff_ready):
+            QTimer.singleShot(5, waiter.quit)
+            waiter.exec()
+        timer.stop()
+        window.run_finished.disconnect(finished.append)
+        stalls.append(float(max(gaps)) if gaps else 0.0)
+        assert finished[0].status == "ok", finished[0].turn_error
+    window.undo_stack.setClean()
+    window.close()
+    app.processEvents()
+    return stalls
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp) / "ws"
+        shutil.copytree(
+            ROOT / "resources" / "sample-workspace",
+            workspace,
+            ignore=shutil.ignore_patterns(".hookstudio"),
+        )
+        sample = workspace / "samples" / "five-mb.json"
+        sample.write_text(json.dumps({"loop": "main", "request": five_megabyte_request()}))
+        size = sample.stat().st_size
+        launch = launch_times(workspace, args.runs)
+        stalls = stall_during_run(workspace, args.runs)
+    figures = {
+        "launch_to_painted_ms_median": round(statistics.median(launch), 1),
+        "launch_to_painted_ms_max": round(max(launch), 1),
+        "sample_bytes": size,
+        "gui_longest_stall_ms_median": statistics.median(stalls),
+        "gui_longest_stall_ms_max": max(stalls),
+        "runs": args.runs,
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:>30}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
