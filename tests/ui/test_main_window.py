@@ -161,3 +161,35 @@ def test_run_on_every_target_shows_each_loop(qtbot, window):
     assert loops == ["main", "researcher", "reviewer", "future-loop"]
     statuses = [outcome.status for _, outcome in shown.args[0]]
     assert statuses == ["ok", "ok", "not_applied", "not_applied"]
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Save as many editors do: write a new file and move it over the old one."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    temporary.replace(path)
+
+
+def test_a_config_replaced_outside_the_studio_is_picked_up(qtbot, window, sample_workspace):
+    config = config_of(sample_workspace)
+    config["pre_llm_hook"]["scope"] = "all"
+    del config["pre_llm_hook"]["loops"], config["pre_llm_hook"]["include_main"]
+    replace_file(sample_workspace / "agent.json", json.dumps(config, indent=2))
+    qtbot.waitUntil(
+        lambda: window.hook_editor.draft.rows == (TargetRow.all_streams(),), timeout=5000
+    )
+    # The watch survives the replacement: a second outside edit is seen too.
+    config["pre_llm_hook"]["scope"] = "main"
+    replace_file(sample_workspace / "agent.json", json.dumps(config, indent=2))
+    qtbot.waitUntil(lambda: window.hook_editor.draft.rows == (TargetRow.main(),), timeout=5000)
+
+
+def test_rerun_on_save_reruns_when_the_hook_source_changes(qtbot, window, sample_workspace):
+    window.sample_box.setCurrentText("support-ticket")
+    window.rerun_action.setChecked(True)
+    first = run_and_wait(qtbot, window)
+    assert first.status == "ok"
+    source = sample_workspace / "lib" / "policy.py"
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as rerun:
+        replace_file(source, source.read_text().replace("fs_write", "fs_delete"))
+    assert [t["name"] for t in rerun.args[0].result["tools"]] == ["fs_read"]
