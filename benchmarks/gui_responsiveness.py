@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -71,7 +72,7 @@ def five_megabyte_request() -> dict:
                 "role": "assistant",
                 "content": [
                     {"type": "text", "text": "checking the records " * 30},
-                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x" * 200}},
+                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x"}},
                 ],
             }
         )
@@ -88,6 +89,20 @@ def five_megabyte_request() -> dict:
     return {"system": "s", "messages": messages, "tools": tools, "options": {"temperature": 0.7}}
 
 
+class _Gaps:
+    """The time between successive ticks of a timer on the GUI thread."""
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
+        self.gaps: list[int] = []
+        self.last = 0
+
+    def tick(self) -> None:
+        now = self.clock.elapsed()
+        self.gaps.append(now - self.last)
+        self.last = now
+
+
 def stall_during_run(workspace: Path, runs: int) -> list[float]:
     from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
@@ -102,21 +117,13 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
     window.sample_box.setCurrentText("five-mb")
     stalls = []
     for _ in range(runs):
-        clock = QElapsedTimer()
-        gaps: list[int] = []
-        last = [0]
-
-        def tick() -> None:
-            now = clock.elapsed()
-            gaps.append(now - last[0])
-            last[0] = now
-
+        gaps = _Gaps(QElapsedTimer())
         timer = QTimer()
         timer.setInterval(10)
-        timer.timeout.connect(tick)
+        timer.timeout.connect(gaps.tick)
         finished = []
         window.run_finished.connect(finished.append)
-        clock.start()
+        gaps.clock.start()
         timer.start()
         window.run_selected()
         waiter = QEventLoop()
@@ -125,7 +132,7 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
             waiter.exec()
         timer.stop()
         window.run_finished.disconnect(finished.append)
-        stalls.append(float(max(gaps)) if gaps else 0.0)
+        stalls.append(float(max(gaps.gaps)) if gaps.gaps else 0.0)
         assert finished[0].status == "ok", finished[0].turn_error
     window.undo_stack.setClean()
     window.close()

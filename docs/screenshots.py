@@ -1,0 +1,98 @@
+"""Render the README's screenshots from the real window, offscreen, on a copy of the bundled
+workspace:
+
+    .venv/bin/python docs/screenshots.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+from studio.core.app_settings import AppSettings
+from studio.ui.main_window import MainWindow
+
+DOCS = Path(__file__).resolve().parent
+BUNDLED = DOCS.parent / "resources" / "sample-workspace"
+
+
+def settle(ms: int = 400) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def run(window: MainWindow, sample: str, hook: str | None = None, everywhere: bool = False):
+    done: list = []
+    if everywhere:
+        window.results.comparison_shown.connect(done.append)
+    else:
+        window.run_finished.connect(done.append)
+    window.sample_box.setCurrentText(sample)
+    if hook:
+        window.bridge.start_run(sample, None, hook)
+    elif everywhere:
+        window.run_on_every_target()
+    else:
+        window.run_selected()
+    while not done:
+        settle(30)
+    settle(500)
+    return done[0]
+
+
+def shoot(window: MainWindow, name: str) -> None:
+    window.grab().save(str(DOCS / name))
+    print("wrote", DOCS / name)
+
+
+def main() -> int:
+    app = QApplication(sys.argv[:1])
+    workspace = Path(tempfile.mkdtemp()) / "sample-workspace"
+    shutil.copytree(BUNDLED, workspace, ignore=shutil.ignore_patterns(".hookstudio"))
+    window = MainWindow(AppSettings(), None)
+    window.resize(1500, 940)
+    window.show()
+    window.open_workspace(workspace)
+    tabs = window.results.tabs
+
+    run(window, "support-ticket")
+    shoot(window, "window.png")
+
+    run(window, "support-ticket", hook="lib/failing.py:tool_result_from_assistant")
+    shoot(window, "turn-error.png")
+
+    run(window, "step-escalated")
+    tabs.setCurrentIndex(1)
+    settle()
+    shoot(window, "step-inspection.png")
+
+    run(window, "chain-refund")
+    tabs.setCurrentIndex(1)
+    settle()
+    shoot(window, "chain-timeline.png")
+
+    run(window, "support-ticket", everywhere=True)
+    shoot(window, "every-target.png")
+
+    window.sample_box.setCurrentText("support-ticket")
+    window.editors.setCurrentWidget(window.sample_editor)
+    settle(800)
+    shoot(window, "sample-editor.png")
+
+    window.undo_stack.setClean()
+    window.close()
+    app.processEvents()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,527 @@
+"""The sample editor on a real workspace copy: opening, live checks, jumps, the structured view,
+templates, duplicate / rename / delete, changes on disk and saving."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QAction, QKeySequence, QTextCursor
+from PySide6.QtWidgets import QMainWindow, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from studio.core.chain_run import ChainSample, parse_chain_sample
+from studio.core.pre_llm_request import validate_request
+from studio.core.step_sample import StepSample, parse_step_sample
+from studio.core.workspace import Workspace
+from studio.ui.engine_bridge import EngineBridge
+from studio.ui.sample_editor import (
+    TEMPLATES,
+    SampleEditor,
+    StructureModel,
+    check_sample_text,
+    sample_name_problem,
+)
+
+WAIT_MS = 5000
+
+
+@pytest.fixture
+def bridge() -> Iterator[EngineBridge]:
+    bridge = EngineBridge()
+    yield bridge
+    bridge.shutdown()
+    # EngineBridge.shutdown stops its event loop but does not close it; an unclosed loop is a
+    # ResourceWarning (an error under -W error) when it is collected.
+    loop = bridge._loop
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
+@pytest.fixture
+def editor(qtbot: QtBot, bridge: EngineBridge, sample_workspace: Path) -> SampleEditor:
+    widget = SampleEditor(bridge)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 650)
+    widget.show()
+    widget.set_workspace(Workspace.open(sample_workspace))
+    return widget
+
+
+def open_sample(qtbot: QtBot, editor: SampleEditor, name: str) -> None:
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS) as opened:
+        editor.select_sample(name)
+    assert opened.args == [name]
+
+
+def type_text(qtbot: QtBot, editor: SampleEditor, text: str) -> None:
+    """Replace the whole text as a user would (undoable), then wait for the check of it."""
+    cursor = editor.editor.textCursor()
+    cursor.select(QTextCursor.SelectionType.Document)
+    with qtbot.waitSignal(editor.checked, timeout=WAIT_MS):
+        cursor.insertText(text)
+
+
+def problem_rows(editor: SampleEditor) -> list[tuple[str, str, str]]:
+    model = editor.problems_model
+    return [
+        (model.item(r, 0).text(), model.item(r, 1).text(), model.item(r, 2).text())
+        for r in range(model.rowCount())
+    ]
+
+
+def structure_rows(model: StructureModel, parent: QModelIndex | None = None) -> dict[str, Any]:
+    parent = parent or QModelIndex()
+    return {
+        model.index(r, 0, parent).data(): model.index(r, 1, parent).data()
+        for r in range(model.rowCount(parent))
+    }
+
+
+def row_of(model: StructureModel, label: str, parent: QModelIndex | None = None) -> QModelIndex:
+    parent = parent or QModelIndex()
+    for r in range(model.rowCount(parent)):
+        index = model.index(r, 0, parent)
+        if index.data() == label:
+            return index
+    raise AssertionError(f"no row {label!r}")
+
+
+# ---- opening ---------------------------------------------------------------------------------
+
+
+def test_the_list_shows_the_workspace_samples(editor: SampleEditor):
+    assert editor.list_model.names == ["chain-refund", "step-escalated", "support-ticket"]
+    assert editor.current_sample() is None
+    assert not editor.is_modified()
+
+
+def test_opening_a_sample_shows_its_text_and_structure(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    open_sample(qtbot, editor, "support-ticket")
+    on_disk = (sample_workspace / "samples" / "support-ticket.json").read_text()
+    assert editor.editor.toPlainText() == on_disk
+    assert editor.current_sample() == "support-ticket"
+    assert editor.list_view.currentIndex().data() == "support-ticket"
+    assert "pre-LLM request" in editor.contract_label.text()
+    assert editor.problems_model.rowCount() == 0
+    assert editor.status.text().startswith("✓")
+
+    editor.tabs.setCurrentIndex(1)
+    model = editor.structure_model
+    top = structure_rows(model)
+    assert top["System"] == '"You are a support agent."'
+    assert top["Messages"] == "3 messages"
+    assert top["Tools"] == "3 tools"
+    assert "maxTokens 1024" in top["Options"]
+
+    messages = row_of(model, "Messages")
+    editor.structure.expand(messages)
+    assert list(structure_rows(model, messages)) == ["0  user", "1  assistant", "2  user"]
+    assistant = row_of(model, "1  assistant", messages)
+    editor.structure.expand(assistant)
+    blocks = structure_rows(model, assistant)
+    assert blocks["text"] == '"Let me read the order log."'
+    assert blocks["tool_use"].startswith("fs_read {path}")
+    tools = row_of(model, "Tools")
+    editor.structure.expand(tools)
+    assert structure_rows(model, tools) == {
+        "fs_read": '"Read a file"',
+        "fs_write": '"Write a file"',
+        "shell": '"Run a shell command"',
+    }
+
+    # Activating a row of the structure jumps to that value in the text.
+    editor.structure.activated.emit(row_of(model, "shell", tools))
+    assert editor.tabs.currentIndex() == 0
+    line = editor.editor.textCursor().block().text()
+    assert editor.editor.textCursor().positionInBlock() == line.index('{"name": "shell"')
+
+
+def test_step_and_chain_samples_have_their_own_structure(qtbot: QtBot, editor: SampleEditor):
+    editor.tabs.setCurrentIndex(1)
+    open_sample(qtbot, editor, "step-escalated")
+    model = editor.structure_model
+    top = structure_rows(model)
+    assert top["Baseline"].startswith("4 contributors")
+    assert top["Step"] == "index 1 · tool-result · 3 messages"
+    baseline = row_of(model, "Baseline")
+    editor.structure.expand(baseline)
+    contributors = row_of(model, "Contributors", baseline)
+    editor.structure.expand(contributors)
+    assert structure_rows(model, contributors)["safety-policy"] == "work-policy"
+
+    open_sample(qtbot, editor, "chain-refund")
+    top = structure_rows(model)
+    assert top["Context"] == "model claude-sonnet · 1 message"
+    assert top["Responses"] == "2 scripted responses"
+    responses = row_of(model, "Responses")
+    editor.structure.expand(responses)
+    assert "calls lookupOrder" in structure_rows(model, responses)["1  assistant"]
+
+
+# ---- checks as you type ---------------------------------------------------------------------
+
+
+def test_broken_json_is_marked_with_its_line_and_column(qtbot: QtBot, editor: SampleEditor):
+    open_sample(qtbot, editor, "support-ticket")
+    text = editor.editor.toPlainText()
+    broken = text.replace('"loop": "main",', '"loop": "main"', 1)
+    type_text(qtbot, editor, broken)
+
+    rows = problem_rows(editor)
+    assert len(rows) == 1
+    where, path, message = rows[0]
+    assert where == "4:3"
+    assert path == "JSON syntax"
+    assert "Expecting ',' delimiter" in message
+    assert "missing at the end of line 3" in message
+    assert "line 4, column 3" in editor.status.text()
+    assert editor.editor.error_lines == {3: "error"}
+    marks = editor.editor.extraSelections()
+    assert any(m.cursor.block().blockNumber() == 3 for m in marks)
+    assert editor.is_modified()
+    assert editor.list_view.currentIndex().data() == "support-ticket  ●"
+
+    # Undo is the editor's own, and puts the text (and the check) back.
+    with qtbot.waitSignal(editor.checked, timeout=WAIT_MS):
+        editor.editor.undo()
+    assert editor.editor.toPlainText() == text
+    assert problem_rows(editor) == []
+    assert not editor.is_modified()
+
+
+def test_a_contract_finding_lists_its_path_and_jumps_to_the_value(
+    qtbot: QtBot, editor: SampleEditor
+):
+    open_sample(qtbot, editor, "support-ticket")
+    document = json.loads(editor.editor.toPlainText())
+    document["request"]["messages"][0]["role"] = "bot"
+    type_text(qtbot, editor, json.dumps(document, indent=2))
+
+    rows = problem_rows(editor)
+    paths = [path for _, path, _ in rows]
+    assert "/request/messages/0/role" in paths
+    k = paths.index("/request/messages/0/role")
+    assert 'must be "user" or "assistant", got "bot"' in rows[k][2]
+    lines = editor.editor.toPlainText().split("\n")
+    line = next(i for i, text in enumerate(lines) if '"role": "bot"' in text)
+    column = lines[line].index('"bot"')
+    assert rows[k][0] == f"{line + 1}:{column + 1}"
+    assert "contract problem" in editor.status.text()
+
+    editor.problems.clicked.emit(editor.problems_model.index(k, 2))
+    cursor = editor.editor.textCursor()
+    assert (cursor.blockNumber(), cursor.positionInBlock()) == (line, column)
+    assert editor.editor.hasFocus() or not editor.isActiveWindow()
+
+
+def test_a_missing_key_jumps_to_the_object_that_should_hold_it(qtbot: QtBot, editor: SampleEditor):
+    open_sample(qtbot, editor, "support-ticket")
+    document = json.loads(editor.editor.toPlainText())
+    del document["request"]["system"]
+    type_text(qtbot, editor, json.dumps(document, indent=2))
+    rows = problem_rows(editor)
+    k = [path for _, path, _ in rows].index("/request/system")
+    assert rows[k][2].endswith("(missing here)")
+    editor.problems.clicked.emit(editor.problems_model.index(k, 0))
+    cursor = editor.editor.textCursor()
+    assert cursor.block().text().strip() == '"request": {'
+    assert cursor.block().text()[cursor.positionInBlock()] == "{"
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "words"),
+    [
+        ('{"contract": "step", "baseline": {}}', "/step", "required"),
+        ('{"contract": "chain", "context": {}, "responses": []}', "/context/messages", ""),
+        ('{"contract": "other"}', "/contract", "must be"),
+        ("[1, 2]", "", "JSON object"),
+        ('{"request": {}, "extra": 1}', "/extra", "ignored"),
+    ],
+)
+def test_each_contract_is_checked_by_its_own_rules(text: str, path: str, words: str):
+    check = check_sample_text(text)
+    assert check.valid_json
+    found = {p.pointer: p for p in check.problems}
+    assert path in found
+    assert words in found[path].message
+
+
+# ---- templates, duplicate, rename, delete ----------------------------------------------------
+
+
+def test_each_template_makes_a_valid_sample_of_its_contract(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    parsers = {
+        "pre_llm": lambda d: validate_request(d["request"]) == [],
+        "step": lambda d: isinstance(parse_step_sample(d), StepSample),
+        "chain": lambda d: isinstance(parse_chain_sample(d), ChainSample),
+    }
+    for contract in TEMPLATES:
+        with (
+            qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS),
+            qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS),
+        ):
+            name = editor.new_sample(contract)
+        assert name == TEMPLATES[contract][1]
+        path = sample_workspace / "samples" / f"{name}.json"
+        document = json.loads(path.read_text())
+        assert parsers[contract](document)
+        assert Workspace.open(sample_workspace).sample(name).contract == contract
+        assert editor.current_sample() == name
+        assert editor.problems_model.rowCount() == 0
+        assert name in editor.list_model.names
+    # A second one of a kind gets a free name.
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        assert editor.new_sample("chain") == "new-chain-2"
+
+
+def test_duplicate_rename_and_delete(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    samples = sample_workspace / "samples"
+    open_sample(qtbot, editor, "support-ticket")
+
+    selected: list[str] = []
+    editor.sample_selected.connect(selected.append)
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        copy = editor.duplicate_sample()
+    assert copy == "support-ticket-copy"
+    assert (samples / "support-ticket-copy.json").read_bytes() == (
+        samples / "support-ticket.json"
+    ).read_bytes()
+    assert editor.current_sample() == copy
+    assert selected == [copy]
+
+    # Bad names and names in use are refused; nothing on disk changes.
+    assert sample_name_problem("../evil") is not None
+    assert not editor.rename_sample(copy, "../evil")
+    assert "Not renamed" in editor.status.text()
+    assert not editor.rename_sample(copy, "chain-refund")
+    assert "exists already" in editor.status.text()
+    assert (samples / "support-ticket-copy.json").exists()
+
+    with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
+        assert editor.rename_sample(copy, "refund-twice.json")
+    assert not (samples / "support-ticket-copy.json").exists()
+    assert (samples / "refund-twice.json").exists()
+    assert editor.current_sample() == "refund-twice"
+    assert editor.list_view.currentIndex().data() == "refund-twice"
+    assert selected[-1] == "refund-twice"
+
+    # Renaming in the list goes through the model and lands once the editor has closed.
+    index = editor.list_model.index(editor.list_model.row_of("refund-twice"))
+    with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
+        assert editor.list_model.setData(index, "twice", Qt.ItemDataRole.EditRole)
+    assert (samples / "twice.json").exists()
+    assert editor.current_sample() == "twice"
+
+    # Delete asks first; Cancel keeps the file.
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answers.pop(0))
+    assert not editor.delete_sample("twice")
+    assert (samples / "twice.json").exists()
+    with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
+        assert editor.delete_sample("twice")
+    assert not (samples / "twice.json").exists()
+    assert "twice" not in editor.list_model.names
+    assert editor.current_sample() in editor.list_model.names
+
+
+def test_list_keys_and_echoes_from_the_window(qtbot: QtBot, editor: SampleEditor):
+    open_sample(qtbot, editor, "support-ticket")
+    # While the editor announces a change, the window's select_sample echo is ignored.
+    editor.samples_changed.connect(lambda: editor.select_sample("chain-refund"))
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        name = editor.new_sample("pre_llm")
+    assert editor.current_sample() == name
+    # Picking a row with the keyboard opens it and tells the window.
+    editor.list_view.setFocus()
+    with (
+        qtbot.waitSignal(editor.sample_selected, timeout=WAIT_MS) as picked,
+        qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS),
+    ):
+        qtbot.keyClick(editor.list_view, Qt.Key.Key_Home)
+    assert picked.args == ["chain-refund"]
+    assert editor.delete_action.shortcut().toString() == "Del"
+    assert editor.rename_action.shortcut().toString() == "F2"
+
+
+# ---- disk and saving ---------------------------------------------------------------------------
+
+
+def test_an_unmodified_sample_follows_its_file(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    path = sample_workspace / "samples" / "chain-refund.json"
+    open_sample(qtbot, editor, "chain-refund")
+    changed = path.read_text().replace("claude-sonnet", "claude-opus")
+    path.write_text(changed)
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        editor.on_files_changed({str(path)})
+    assert editor.editor.toPlainText() == changed
+    assert not editor.is_modified()
+    assert editor.notice.isHidden()
+
+
+def test_unsaved_edits_survive_a_change_on_disk_with_a_notice(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    path = sample_workspace / "samples" / "chain-refund.json"
+    open_sample(qtbot, editor, "chain-refund")
+    mine = editor.editor.toPlainText().replace("today", "tomorrow")
+    type_text(qtbot, editor, mine)
+    path.write_text(path.read_text().replace("claude-sonnet", "claude-opus"))
+    editor.on_files_changed({str(path.parent)})
+    qtbot.waitUntil(lambda: editor.notice.isVisible(), timeout=WAIT_MS)
+    assert "changed outside the studio" in editor.notice_label.text()
+    assert editor.editor.toPlainText() == mine
+    assert editor.is_modified()
+
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        editor.reload_button.click()
+    assert "claude-opus" in editor.editor.toPlainText()
+    assert not editor.is_modified()
+    assert editor.notice.isHidden()
+
+
+def test_save_writes_the_file_and_refuses_text_that_is_not_json(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    path = sample_workspace / "samples" / "support-ticket.json"
+    open_sample(qtbot, editor, "support-ticket")
+    original = path.read_text()
+    type_text(qtbot, editor, original.replace("0.7", "0.2"))
+    assert editor.is_modified()
+
+    editor.editor.setFocus()
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS) as saved:
+        qtbot.keyClick(editor.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert saved.args == ["support-ticket"]
+    assert path.read_text() == original.replace("0.7", "0.2")
+    assert not editor.is_modified()
+    assert editor.status.text() == "Saved samples/support-ticket.json"
+    assert editor.list_view.currentIndex().data() == "support-ticket"
+    assert not list(path.parent.glob(".*.tmp"))
+
+    type_text(qtbot, editor, original.replace('"loop": "main",', '"loop": "main"'))
+    assert not editor.save()
+    assert "Not saved" in editor.status.text()
+    assert path.read_text() == original.replace("0.7", "0.2")
+
+    # A contract problem does not stop a save, but the status says it remains.
+    document = json.loads(original)
+    del document["request"]["options"]
+    type_text(qtbot, editor, json.dumps(document, indent=2))
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        editor.save_button.click()
+    assert json.loads(path.read_text()) == document
+    assert "1 contract problem left" in editor.status.text()
+
+
+def test_edits_are_kept_while_looking_at_another_sample(qtbot: QtBot, editor: SampleEditor):
+    open_sample(qtbot, editor, "support-ticket")
+    edited = editor.editor.toPlainText().replace("support agent", "refund agent")
+    type_text(qtbot, editor, edited)
+    open_sample(qtbot, editor, "chain-refund")
+    assert editor.is_modified()
+    assert editor.modified_samples() == ["support-ticket"]
+    row = editor.list_model.row_of("support-ticket")
+    assert editor.list_model.index(row).data() == "support-ticket  ●"
+    editor.select_sample("support-ticket")  # kept in memory: no load needed
+    assert editor.editor.toPlainText() == edited
+    editor.editor.undo()
+    assert "support agent" in editor.editor.toPlainText()
+
+
+def test_ctrl_s_in_the_editor_saves_the_sample_not_the_window(
+    qtbot: QtBot, bridge: EngineBridge, sample_workspace: Path
+):
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    saved_by_window: list[bool] = []
+    window_save = QAction("Save Hook", window)
+    window_save.setShortcut(QKeySequence.StandardKey.Save)
+    window_save.triggered.connect(lambda: saved_by_window.append(True))
+    window.addAction(window_save)
+    editor = SampleEditor(bridge)
+    window.setCentralWidget(editor)
+    window.show()
+    window.activateWindow()
+    editor.set_workspace(Workspace.open(sample_workspace))
+    open_sample(qtbot, editor, "chain-refund")
+    type_text(qtbot, editor, editor.editor.toPlainText().replace("today", "tomorrow"))
+    editor.editor.setFocus()
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        qtbot.keyClick(editor.editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert saved_by_window == []
+    assert "tomorrow" in (sample_workspace / "samples" / "chain-refund.json").read_text()
+
+
+def test_a_large_sample_is_coloured_where_seen_and_its_structure_read_when_shown(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"}
+        for i in range(1500)
+    ]
+    document = {
+        "request": {"system": "s", "messages": messages, "tools": [], "options": {}},
+    }
+    text = json.dumps(document, indent=2)
+    assert text.count("\n") > 4000
+    (sample_workspace / "samples" / "long.json").write_text(text)
+    editor.on_files_changed({str(sample_workspace / "samples")})
+    open_sample(qtbot, editor, "long")
+    opened = editor._current
+    assert opened is not None and opened.large
+    assert opened.highlighter is None and editor.editor.visible_highlighter.active
+    assert opened.shown_document is None  # not kept while the structure is not on screen
+    first = editor.editor.document().findBlockByNumber(2)
+    assert first.layout().formats()  # the lines on screen are coloured
+    assert not editor.editor.document().lastBlock().layout().formats()
+
+    editor.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: editor.structure_model.rowCount() > 0, timeout=WAIT_MS)
+    assert structure_rows(editor.structure_model)["Messages"] == "1500 messages"
+    messages_row = row_of(editor.structure_model, "Messages")
+    editor.structure.expand(messages_row)
+    # Rows come a batch at a time, as the view needs them.
+    fetched = editor.structure_model.rowCount(messages_row)
+    assert fetched % StructureModel.BATCH == 0 and fetched < 1500
+    assert editor.structure_model.canFetchMore(messages_row)
+    editor.structure_model.fetchMore(messages_row)
+    assert editor.structure_model.rowCount(messages_row) == fetched + StructureModel.BATCH
+
+
+def test_a_sample_deleted_on_disk_closes_or_keeps_the_edits(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    samples = sample_workspace / "samples"
+    open_sample(qtbot, editor, "chain-refund")
+    (samples / "chain-refund.json").unlink()
+    editor.on_files_changed({str(samples)})
+    assert editor.current_sample() is None
+    assert "chain-refund" not in editor.list_model.names
+
+    open_sample(qtbot, editor, "step-escalated")
+    mine = editor.editor.toPlainText().replace("tier-2", "tier-3")
+    type_text(qtbot, editor, mine)
+    (samples / "step-escalated.json").unlink()
+    editor.on_files_changed({str(samples)})
+    assert editor.notice.isVisible()
+    assert "deleted outside the studio" in editor.notice_label.text()
+    assert "step-escalated" in editor.list_model.names  # kept while it has unsaved edits
+    editor.keep_button.click()
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        editor.save()
+    assert (samples / "step-escalated.json").read_text() == mine
+    editor.on_files_changed({str(samples)})
+    assert editor.notice.isHidden()
