@@ -114,7 +114,13 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
     window = MainWindow(AppSettings(), None)
     window.show()
     window.open_workspace(workspace)
+    opened: list[str] = []
+    window.sample_editor.sample_opened.connect(opened.append)
     window.sample_box.setCurrentText("five-mb")
+    waiter = QEventLoop()
+    while "five-mb" not in opened:
+        QTimer.singleShot(5, waiter.quit)
+        waiter.exec()
     stalls = []
     for _ in range(runs):
         gaps = _Gaps(QElapsedTimer())

@@ -7,10 +7,27 @@ import json
 import uuid
 from typing import Any
 
+from studio.core.json_pieces import sha256_sorted_json
+
 _recent_hashes: dict[int, tuple[Any, str | None]] = {}
 
 
-def request_hash(request: Any) -> str | None:
+def _one_call_hash(request: Any) -> str:
+    text = json.dumps(
+        request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _differs(a: Any, b: Any) -> bool:
+    """``a != b``, one list item at a time: comparing megabytes in one step would hold the
+    interpreter lock as long."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) != len(b) or any(x != y for x, y in zip(a, b, strict=True))
+    return a != b
+
+
+def request_hash(request: Any, in_pieces: bool = False) -> str | None:
     """SHA-256 of the request as compact JSON with sorted keys (None if it is not JSON).
 
     The same request object (a sample read once and run many times) is hashed once."""
@@ -18,10 +35,7 @@ def request_hash(request: Any) -> str | None:
     if cached is not None and cached[0] is request:
         return cached[1]
     try:
-        text = json.dumps(
-            request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
-        digest: str | None = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest: str | None = sha256_sorted_json(request) if in_pieces else _one_call_hash(request)
     except (TypeError, ValueError, RecursionError):
         digest = None
     if len(_recent_hashes) >= 16:
@@ -64,6 +78,7 @@ def pre_llm_decision(
     loop: str,
     applied: bool,
     returned_hash: str | None = None,
+    in_pieces: bool = False,
 ) -> dict[str, Any]:
     """What the hook decided, as counts, names and hashes. ``returned`` is None when the hook
     did not run or failed; then nothing is sealed."""
@@ -72,7 +87,7 @@ def pre_llm_decision(
         "contract": "pre_llm",
         "loop": loop,
         "applied": applied,
-        "requestHashBefore": request_hash(original),
+        "requestHashBefore": request_hash(original, in_pieces),
         "requestHashAfter": None,
         "changed": None,
         "messages": {"before": _length(original, "messages"), "after": None},
@@ -84,10 +99,14 @@ def pre_llm_decision(
     if sent is None:
         return record
     after_tools = _tool_names(sent)
-    record["requestHashAfter"] = returned_hash if applied and returned_hash else request_hash(sent)
+    record["requestHashAfter"] = (
+        returned_hash if applied and returned_hash else request_hash(sent, in_pieces)
+    )
     record["changed"] = {
-        key: (original.get(key) if isinstance(original, dict) else None)
-        != (sent.get(key) if isinstance(sent, dict) else None)
+        key: _differs(
+            original.get(key) if isinstance(original, dict) else None,
+            sent.get(key) if isinstance(sent, dict) else None,
+        )
         for key in ("system", "messages", "tools", "options")
     }
     record["messages"]["after"] = _length(sent, "messages")

@@ -38,6 +38,7 @@ from typing import IO, Any
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from studio.core.json_pieces import dumps_in_pieces
 from studio.core.run_outcome import RunOutcome, Status
 from studio.core.turn_error import KIND_TITLES, Contract, TurnError
 
@@ -294,8 +295,11 @@ def payload_record(outcome: RunOutcome) -> dict[str, Any]:
     }
 
 
-def _dumps(value: Any) -> str:
-    """Standard JSON (NaN and infinities become null; unknown objects their ``str``), fast."""
+def _dumps(value: Any, in_pieces: bool = False) -> str:
+    """Standard JSON (NaN and infinities become null; unknown objects their ``str``), fast;
+    ``in_pieces`` writes a large value a member at a time (see studio.core.json_pieces)."""
+    if in_pieces:
+        return dumps_in_pieces(value, depth=4, leaf=_dumps)
     return pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
 
 
@@ -322,6 +326,7 @@ class RecordStore:
         migrations: Sequence[Migration] = MIGRATIONS,
     ) -> None:
         self.path = Path(path)
+        self.write_in_pieces = False
         self._lock = threading.RLock()
         self._migrations = tuple(migrations)
         if not create and not self.path.exists():
@@ -511,7 +516,7 @@ class RecordStore:
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
-        payload = _dumps(payload_record(outcome))
+        payload = _dumps(payload_record(outcome), self.write_in_pieces)
         with self._writing() as db:
             if db.execute("SELECT 1 FROM decisions WHERE run_id = ?", (outcome.run_id,)).fetchone():
                 raise RecordStoreError(f"{self.path}: run {outcome.run_id} is already stored")

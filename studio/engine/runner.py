@@ -18,6 +18,7 @@ from studio.core.chain_run import (
     run_chain,
 )
 from studio.core.findings import Finding, errors
+from studio.core.json_pieces import dumps_in_pieces
 from studio.core.pre_llm_config import MAIN, check_agent_config
 from studio.core.pre_llm_decision import pre_llm_decision
 from studio.core.pre_llm_request import presented_not_enabled, validate_request
@@ -84,9 +85,14 @@ class Runner:
     """Runs the hooks of one workspace. One fork server serves every run; each run gets a
     fresh worker process of its own."""
 
-    def __init__(self, workspace: Workspace, *, store: Any = None) -> None:
+    def __init__(
+        self, workspace: Workspace, *, store: Any = None, cooperative: bool = False
+    ) -> None:
+        """``cooperative``: large JSON is read and written in pieces, so that a thread sharing
+        this process (the window's) is never held up for long; a little slower overall."""
         self.workspace = workspace
         self.store = store
+        self.cooperative = cooperative
         self._host: WorkerHost | None = None
         self._host_key: tuple[Any, ...] | None = None
         self._inputs: dict[tuple[int, str], tuple[Any, bytes]] = {}
@@ -238,7 +244,7 @@ class Runner:
             options=options or {},
         )
         try:
-            data = encoded if encoded is not None else _encode(argument)
+            data = encoded if encoded is not None else _encode(argument, self.cooperative)
         except (TypeError, ValueError) as exc:
             raise RunFailed(
                 turn_error("sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=hook)
@@ -274,6 +280,7 @@ class Runner:
             ) from None
         return read_worker(
             result,
+            in_pieces=self.cooperative,
             hook=hook,
             loop=loop,
             timeout_ms=timeout_ms,
@@ -409,7 +416,7 @@ class Runner:
         cached = self._inputs.get(key)
         if cached is not None and cached[0] is request:
             return cached[1]
-        data = _encode({"request": request, "loop": {"name": loop}})
+        data = _encode({"request": request, "loop": {"name": loop}}, self.cooperative)
         if len(self._inputs) >= 8:
             self._inputs.pop(next(iter(self._inputs)))
         self._inputs[key] = (request, data)
@@ -454,7 +461,9 @@ class Runner:
             return RunOutcome(
                 status="not_applied",
                 result=request,
-                inspection=pre_llm_decision(request, None, loop=loop, applied=False),
+                inspection=pre_llm_decision(
+                    request, None, loop=loop, applied=False, in_pieces=self.cooperative
+                ),
                 **base,
             )
         ref, hook = self._resolve(chosen, "pre_llm", loop)
@@ -486,7 +495,9 @@ class Runner:
                 status="turn_error",
                 turn_error=error,
                 rejected=reading.value if error.kind == "invalid_result" else None,
-                inspection=pre_llm_decision(request, None, loop=loop, applied=True),
+                inspection=pre_llm_decision(
+                    request, None, loop=loop, applied=True, in_pieces=self.cooperative
+                ),
                 **base,
                 **output,
             )
@@ -495,7 +506,12 @@ class Runner:
             status="ok",
             result=returned,
             inspection=pre_llm_decision(
-                request, returned, loop=loop, applied=True, returned_hash=reading.value_sha256
+                request,
+                returned,
+                loop=loop,
+                applied=True,
+                returned_hash=reading.value_sha256,
+                in_pieces=self.cooperative,
             ),
             warnings=[f.to_json() for f in presented_not_enabled(request.get("tools"), returned)],
             **base,
@@ -503,8 +519,13 @@ class Runner:
         )
 
 
-def _encode(value: Any) -> bytes:
-    return json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8", "surrogatepass")
+def _encode(value: Any, in_pieces: bool = False) -> bytes:
+    text = (
+        dumps_in_pieces(value)
+        if in_pieces
+        else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    )
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _sample_findings_error(sample: Sample, findings: list[Finding]) -> RunFailed:

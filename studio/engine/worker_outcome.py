@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.findings import pointer
+from studio.core.json_locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, TurnError, turn_error
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, unframe
 
 STDERR_TAIL_CHARS = 4000
+SMALL_ENVELOPE = 256 << 10
 
 
 def text(data: bytes) -> str:
@@ -49,6 +51,7 @@ def read_worker(
     timeout_ms: float,
     output_limit: int,
     result_limit: int,
+    in_pieces: bool = False,
 ) -> WorkerReading:
     reading = WorkerReading(
         stdout=text(result.stdout),
@@ -108,7 +111,10 @@ def read_worker(
         reading.error = turn_error("worker_crashed", _ended_early(fn, result), **common)
         return reading
     try:
-        envelope = json.loads(payload)
+        if in_pieces and len(payload) > SMALL_ENVELOPE:
+            envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
+        else:
+            envelope = json.loads(payload)
         status = envelope["status"]
     except (ValueError, KeyError, TypeError):
         reading.error = turn_error(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import threading
 import time
@@ -69,7 +70,10 @@ class EngineBridge(QObject):
     # ---- workspace ----------------------------------------------------------------------------
     def open_workspace(self, workspace: Workspace, store: Any) -> None:
         old = self._runner
-        self._runner = Runner(workspace, store=store)
+        # The engine shares this process with the window: large JSON goes in pieces.
+        if store is not None:
+            store.write_in_pieces = True
+        self._runner = Runner(workspace, store=store, cooperative=True)
         self._store = store
         runner = self._runner
 
@@ -128,6 +132,10 @@ class EngineBridge(QObject):
 
     def _on_run_done(self, ticket: RunTicket, future: Future[RunOutcome]) -> None:
         self._active.pop(ticket.id, None)
+        # A run's request and result can be a million objects, all plain JSON (no cycles, freed
+        # by reference counting). Left to the cycle collector, each full pass over them holds
+        # the interpreter lock for ~100 ms and the window with it; frozen, they are skipped.
+        gc.freeze()
         try:
             outcome: Any = future.result()
         except BaseException as exc:

@@ -320,3 +320,18 @@ def test_a_rejected_request_is_kept_apart_and_never_as_the_result(workspace, run
     assert outcome.turn_error.path == "/request"
     assert outcome.result is None
     assert outcome.rejected["request"] == REQUEST
+
+
+def test_a_cooperative_runner_decides_exactly_as_a_plain_one(workspace):
+    plain = LiveRunner(workspace)
+    cooperative = LiveRunner(workspace)
+    cooperative.runner.cooperative = True
+    try:
+        a, b = plain.run(), cooperative.run()
+    finally:
+        plain.close()
+        cooperative.close()
+    assert a.result == b.result
+    assert {k: v for k, v in a.inspection.items() if k != "sealedRequestId"} == {
+        k: v for k, v in b.inspection.items() if k != "sealedRequestId"
+    }

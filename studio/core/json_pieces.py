@@ -1,0 +1,71 @@
+"""JSON text of large values written in pieces.
+
+One call of a C encoder holds Python's interpreter lock for the whole value: tens of
+milliseconds for a request of several megabytes, during which no other thread (the window's,
+say) runs. Writing the outer containers here and each small member with one call gives the same
+text while letting other threads in between pieces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+DEPTH = 3
+SMALL = 2048
+
+
+def _standard(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _sorted(value: Any) -> str:
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
+    )
+
+
+def iter_json(
+    value: Any,
+    *,
+    sort_keys: bool = False,
+    depth: int = DEPTH,
+    leaf: Callable[[Any], str] | None = None,
+) -> Iterator[str]:
+    """Compact JSON text of ``value`` in pieces; joined, it equals one ``json.dumps`` call with
+    the same options (``leaf`` writes the members, by default ``json.dumps`` compact, strict)."""
+    write = leaf or (_sorted if sort_keys else _standard)
+    if depth <= 0 or not isinstance(value, dict | list) or len(value) < 2:
+        yield write(value)
+        return
+    if isinstance(value, list):
+        yield "["
+        for i, item in enumerate(value):
+            if i:
+                yield ","
+            yield from iter_json(item, sort_keys=sort_keys, depth=depth - 1, leaf=leaf)
+        yield "]"
+        return
+    keys = sorted(value) if sort_keys else list(value)
+    if not all(type(k) is str for k in keys):
+        yield write(value)
+        return
+    yield "{"
+    for i, key in enumerate(keys):
+        yield ("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"
+        yield from iter_json(value[key], sort_keys=sort_keys, depth=depth - 1, leaf=leaf)
+    yield "}"
+
+
+def dumps_in_pieces(value: Any, **options: Any) -> str:
+    return "".join(iter_json(value, **options))
+
+
+def sha256_sorted_json(value: Any) -> str:
+    """SHA-256 of the compact JSON of ``value`` with sorted keys, written in pieces."""
+    digest = hashlib.sha256()
+    for piece in iter_json(value, sort_keys=True):
+        digest.update(piece.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
