@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QStyledItemDelegate,
     QTableView,
+    QToolButton,
     QWidget,
 )
 
@@ -27,7 +28,7 @@ from studio.core.hook_targets import (
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 CHOOSE_LABEL = "Choose a target…"
-TARGET_COLUMN, NAME_COLUMN = 0, 1
+TARGET_COLUMN, NAME_COLUMN, REMOVE_COLUMN = 0, 1, 2
 
 
 class TargetTableModel(QAbstractTableModel):
@@ -35,7 +36,7 @@ class TargetTableModel(QAbstractTableModel):
     into calls of ``edit(rows)``, which goes through the undo stack and comes back via
     ``set_rows``."""
 
-    HEADERS = ("Target", "Loop name")
+    HEADERS = ("Target", "Loop name", "")
 
     def __init__(self, edit: Callable[[Rows, int | None], None]) -> None:
         super().__init__()
@@ -106,7 +107,7 @@ class TargetTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else 2
+        return 0 if parent.isValid() else 3
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -122,6 +123,8 @@ class TargetTableModel(QAbstractTableModel):
         if not index.isValid():
             return base
         row = self._rows[index.row()]
+        if index.column() == REMOVE_COLUMN:
+            return Qt.ItemFlag.ItemIsEnabled
         if index.column() == TARGET_COLUMN:
             return base | Qt.ItemFlag.ItemIsEditable
         if row.kind is TargetKind.LOOP and row.name not in self._declared:
@@ -133,6 +136,8 @@ class TargetTableModel(QAbstractTableModel):
             return None
         row = self._rows[index.row()]
         column = index.column()
+        if column == REMOVE_COLUMN:
+            return "Remove this target" if role == Qt.ItemDataRole.ToolTipRole else None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
             if column == TARGET_COLUMN:
                 return self.choice_label(row)
@@ -217,6 +222,7 @@ class TargetTableView(QTableView):
             | QAbstractItemView.EditTrigger.AnyKeyPressed
         )
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setMinimumSectionSize(28)
         self.verticalHeader().setDefaultSectionSize(28)
         self.setMinimumHeight(120)
         for keys, handler in (
@@ -229,6 +235,40 @@ class TargetTableView(QTableView):
             shortcut = QShortcut(keys, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(handler)
+
+    def setModel(self, model: Any) -> None:
+        super().setModel(model)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(REMOVE_COLUMN, QHeaderView.ResizeMode.Fixed)
+        header.resizeSection(REMOVE_COLUMN, 34)
+        for changed in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            changed.connect(self._place_remove_buttons)
+        self._place_remove_buttons()
+
+    def _place_remove_buttons(self, *_: Any) -> None:
+        """Each row has its own remove button."""
+        model = self.model()
+        if model is None:
+            return
+        for row in range(model.rowCount()):
+            index = model.index(row, REMOVE_COLUMN)
+            if self.indexWidget(index) is None:
+                button = QToolButton(self)
+                button.setText("✕")
+                button.setAutoRaise(True)
+                button.setObjectName("removeTarget")
+                button.setToolTip("Remove this target (Delete)")
+                button.clicked.connect(lambda _=False, b=button: self._remove_row_of(b))
+                self.setIndexWidget(index, button)
+
+    def _remove_row_of(self, button: QWidget) -> None:
+        index = self.indexAt(button.pos())
+        if index.isValid():
+            self.remove_requested.emit(index.row())
+
+    def remove_button(self, row: int) -> QWidget | None:
+        model = self.model()
+        return self.indexWidget(model.index(row, REMOVE_COLUMN)) if model is not None else None
 
     def _remove_current(self) -> None:
         if self.currentIndex().isValid():

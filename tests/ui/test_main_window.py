@@ -193,3 +193,14 @@ def test_rerun_on_save_reruns_when_the_hook_source_changes(qtbot, window, sample
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as rerun:
         replace_file(source, source.read_text().replace("fs_write", "fs_delete"))
     assert [t["name"] for t in rerun.args[0].result["tools"]] == ["fs_read"]
+
+
+def test_each_row_has_its_own_remove_button(qtbot, window):
+    editor = window.hook_editor
+    qtbot.mouseClick(editor.add_target, Qt.MouseButton.LeftButton)
+    choose_in_row(window, 2, "reviewer")
+    buttons = [editor.targets.remove_button(row) for row in range(3)]
+    assert all(b is not None and b.isVisible() for b in buttons)
+    qtbot.mouseClick(editor.targets.remove_button(1), Qt.MouseButton.LeftButton)
+    assert [r.name for r in editor.draft.rows] == ["", "reviewer"]
+    assert editor.draft.rows[0].kind is TargetKind.MAIN
