@@ -204,3 +204,28 @@ def test_each_row_has_its_own_remove_button(qtbot, window):
     qtbot.mouseClick(editor.targets.remove_button(1), Qt.MouseButton.LeftButton)
     assert [r.name for r in editor.draft.rows] == ["", "reviewer"]
     assert editor.draft.rows[0].kind is TargetKind.MAIN
+
+
+def test_closing_with_unsaved_edits_asks_first(qtbot, window, monkeypatch):
+    asked = []
+
+    def cancel(*args, **kwargs):
+        asked.append(args[2] if len(args) > 2 else "")
+        return QMessageBox.StandardButton.Cancel
+
+    monkeypatch.setattr(QMessageBox, "question", cancel)
+    window.hook_editor._on_add_target()
+    assert window.isWindowModified()
+    window.close()
+    assert asked and "unsaved" in asked[0]
+    assert window.isVisible()
+
+
+def test_rows_move_with_the_keyboard(qtbot, window):
+    editor = window.hook_editor
+    editor.targets.setFocus()
+    editor.targets.setCurrentIndex(editor.targets_model.index(1, 0))
+    qtbot.keyClick(editor.targets, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert [r.kind for r in editor.draft.rows] == [TargetKind.LOOP, TargetKind.MAIN]
+    qtbot.keyClick(editor.targets, Qt.Key.Key_Insert)
+    assert editor.draft.rows[-1].kind is TargetKind.EMPTY
