@@ -417,6 +417,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         content,
                     )
                     continue
+                ancestors = (req, messages, msg, content, block)
                 btype = block.get("type", _MISSING)
                 if type(btype) is not str:
                     path = ("messages", i, "content", j, "type")
@@ -426,15 +427,9 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         btype,
                         "must be a string naming the block type",
                         RULE_BLOCKS,
-                        req,
-                        messages,
-                        msg,
-                        content,
-                        block,
+                        *ancestors,
                     )
-                    check.extras(
-                        add, path[:-1], block, _TYPE_ONLY, (req, messages, msg, content, block)
-                    )
+                    check.extras(add, path[:-1], block, _TYPE_ONLY, ancestors)
                     continue
                 n = 1
                 if btype == "text":
@@ -442,15 +437,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     if type(text) is str:
                         n = 2
                     else:
-                        n += _field(
-                            check,
-                            (req, messages, msg, content, block),
-                            i,
-                            j,
-                            "text",
-                            text,
-                            "text must be a string",
-                        )
+                        n += _field(check, ancestors, i, j, "text", text, "text must be a string")
                 elif btype == "tool_use":
                     if role == "user":
                         _misplaced(add, i, j, "a tool_use must be in an assistant message", role)
@@ -490,7 +477,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            (req, messages, msg, content, block),
+                            ancestors,
                             i,
                             j,
                             "name",
@@ -501,9 +488,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     if tool_input is not _MISSING:
                         n += 1
                         if type(tool_input) is not str:
-                            problems = _scan(
-                                tool_input, (req, messages, msg, content, block), clean
-                            )
+                            problems = _scan(tool_input, ancestors, clean)
                             if problems:
                                 check.problems(
                                     add, ("messages", i, "content", j, "input"), problems
@@ -532,7 +517,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            (req, messages, msg, content, block),
+                            ancestors,
                             i,
                             j,
                             "tool_use_id",
@@ -544,7 +529,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            (req, messages, msg, content, block),
+                            ancestors,
                             i,
                             j,
                             "content",
@@ -557,7 +542,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         else:
                             n += _field(
                                 check,
-                                (req, messages, msg, content, block),
+                                ancestors,
                                 i,
                                 j,
                                 "is_error",
@@ -586,7 +571,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                             f"{_article(btype)} {btype} block must be in a user message",
                             role,
                         )
-                    n += _media(check, req, messages, msg, content, block, i, j, btype)
+                    n += _media(check, ancestors, block, i, j, btype)
                 else:
                     path = ("messages", i, "content", j, "type")
                     add(
@@ -597,9 +582,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                             RULE_BLOCKS,
                         )
                     )
-                    check.extras(
-                        add, path[:-1], block, _TYPE_ONLY, (req, messages, msg, content, block)
-                    )
+                    check.extras(add, path[:-1], block, _TYPE_ONLY, ancestors)
                     continue
                 if len(block) > n:
                     check.extras(
@@ -607,7 +590,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         ("messages", i, "content", j),
                         block,
                         block_keys[btype],
-                        (req, messages, msg, content, block),
+                        ancestors,
                     )
         elif tc is not str:
             _shape(
@@ -673,10 +656,7 @@ _MEDIA_FIELDS = {
 
 def _media(
     check: _Check,
-    req: dict[Any, Any],
-    messages: list[Any],
-    msg: dict[Any, Any],
-    content: list[Any],
+    ancestors: tuple[object, ...],
     block: dict[Any, Any],
     i: int,
     j: int,
@@ -687,7 +667,6 @@ def _media(
     fields = _MEDIA_FIELDS[btype]
     inner = block.get(btype, _MISSING)
     path: Path = ("messages", i, "content", j, btype)
-    ancestors = (req, messages, msg, content, block)
     if type(inner) is not dict:
         wanted = " and ".join(f"a string {f}" for f in fields)
         _shape(check, path, inner, f"must be an object with {wanted}", RULE_BLOCKS, *ancestors)
