@@ -35,7 +35,15 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.chain_builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
-from studio.core.findings import Finding, PathPart, dotted, errors, first_error, pointer
+from studio.core.findings import (
+    Finding,
+    PathPart,
+    dotted,
+    errors,
+    first_error,
+    pointer,
+    warnings,
+)
 from studio.core.json_values import is_whole_number, type_name
 from studio.core.model_hooks import (
     StudioRule,
@@ -435,12 +443,17 @@ def _entry_findings(
     return ChainHookRef(source=source, timeout_ms=int(timeout)), found
 
 
+def _findings(result: ChainConfig | ChainSample | list[Finding]) -> list[Finding]:
+    """What a ``validate_*`` call reports for a parse result: a parsed value's warnings, or
+    every finding when the parse failed."""
+    if isinstance(result, list):
+        return result
+    return list(result.warnings)
+
+
 def validate_chain_config(value: Any, *, base: tuple[PathPart, ...] = ()) -> list[Finding]:
     """Every finding on a chain config section, errors first; paths start with ``base``."""
-    result = parse_chain_config(value, base=base)
-    if isinstance(result, ChainConfig):
-        return list(result.warnings)
-    return result
+    return _findings(parse_chain_config(value, base=base))
 
 
 def parse_chain_config(
@@ -524,7 +537,7 @@ def parse_chain_config(
                         "warning",
                     )
                 )
-    ordered = errors(found) + [f for f in found if f.severity == "warning"]
+    ordered = errors(found) + warnings(found)
     if errors(found):
         return ordered
     return ChainConfig(
@@ -551,10 +564,7 @@ def _rebased(finding: Finding, strip: int, prefix: tuple[PathPart, ...]) -> Find
 
 def validate_chain_sample(value: Any, *, base: tuple[PathPart, ...] = ()) -> list[Finding]:
     """Every finding on a chain sample, errors first; paths start with ``base``."""
-    result = parse_chain_sample(value, base=base)
-    if isinstance(result, ChainSample):
-        return list(result.warnings)
-    return result
+    return _findings(parse_chain_sample(value, base=base))
 
 
 def parse_chain_sample(
@@ -657,7 +667,7 @@ def parse_chain_sample(
                 continue
             for finding in validate_post_result({"response": response}):
                 found.append(_rebased(finding, 1, (*responses_at, i)))
-    ordered = errors(found) + [f for f in found if f.severity == "warning"]
+    ordered = errors(found) + warnings(found)
     if errors(found):
         return ordered
     return ChainSample(
