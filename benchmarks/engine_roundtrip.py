@@ -17,35 +17,24 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tool_loop_request import tool_loop_request
+
 from studio.core.workspace import Workspace
 from studio.engine.bench import bench
 from studio.engine.runner import Runner
 
 
 def one_megabyte_request() -> dict:
-    messages = []
-    for i in range(400):
-        messages.append({"role": "user", "content": f"question {i} " + "lorem ipsum " * 100})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "checking " * 40},
-                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x" * 80}},
-                ],
-            }
-        )
-        messages.append(
-            {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": f"c{i}", "content": "r" * 300}],
-            }
-        )
-    tools = [
-        {"name": f"tool_{i}", "description": "d" * 100, "input_schema": {"type": "object"}}
-        for i in range(50)
-    ]
-    return {"system": "s", "messages": messages, "tools": tools, "options": {"maxTokens": 100}}
+    return tool_loop_request(
+        rounds=400,
+        question="lorem ipsum " * 100,
+        text="checking " * 40,
+        query="x" * 80,
+        result="r" * 300,
+        tools=50,
+        description="d" * 100,
+        options={"maxTokens": 100},
+    )
 
 
 def build_workspace(root: Path) -> Workspace:

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tool_loop_request import tool_loop_request
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,29 +66,16 @@ def launch_times(workspace: Path, runs: int) -> list[float]:
 
 
 def five_megabyte_request() -> dict:
-    messages = []
-    for i in range(2000):
-        messages.append({"role": "user", "content": f"question {i} " + "lorem ipsum dolor " * 60})
-        messages.append(
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "checking the records " * 30},
-                    {"type": "tool_use", "id": f"c{i}", "name": "search", "input": {"q": "x"}},
-                ],
-            }
-        )
-        messages.append(
-            {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": f"c{i}", "content": "r" * 900}],
-            }
-        )
-    tools = [
-        {"name": f"tool_{i}", "description": "d" * 200, "input_schema": {"type": "object"}}
-        for i in range(200)
-    ]
-    return {"system": "s", "messages": messages, "tools": tools, "options": {"temperature": 0.7}}
+    return tool_loop_request(
+        rounds=2000,
+        question="lorem ipsum dolor " * 60,
+        text="checking the records " * 30,
+        query="x",
+        result="r" * 900,
+        tools=200,
+        description="d" * 200,
+        options={"temperature": 0.7},
+    )
 
 
 class _Gaps:
