@@ -27,6 +27,7 @@ from studio.core.pre_llm_request import (
     presented_not_enabled,
     validate_request,
 )
+from tests.json_strategies import json_scalars, json_values
 
 NAN = float("nan")
 INF = float("inf")
@@ -1040,20 +1041,8 @@ class TestPresentedNotEnabled:
 # ---------------------------------------------------------------------------------------------
 # Properties
 
-json_scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=12),
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=30,
-)
+# Wider than tests.json_strategies.python_values: sets, bytes, an int past the finite bound and
+# None keys are what this validator has to name too.
 hashables = st.one_of(
     st.integers(), st.text(max_size=5), st.binary(max_size=5), st.tuples(st.integers())
 )
