@@ -350,6 +350,21 @@ def _shown(value: Any) -> str:
     return type_name(value)
 
 
+def _unknown_keys(
+    obj: dict[Any, Any], known: Sequence[str], at: tuple[PathPart, ...], name: str, holds: str
+) -> list[Finding]:
+    """An error for each key of ``obj`` not in ``known``; ``holds`` says what the object holds."""
+    return [
+        Finding(
+            (*at, str(key)),
+            f"{name} has unknown key {_shown(key)}{_suggest(str(key), known)}; {holds}",
+            RULE_CHAIN_CONFIG,
+        )
+        for key in obj
+        if key not in known
+    ]
+
+
 def _entry_findings(
     entry: Any, chain: ChainName, at: tuple[PathPart, ...]
 ) -> tuple[ChainHookRef | None, list[Finding]]:
@@ -391,16 +406,9 @@ def _entry_findings(
             )
         )
         return None, found
-    for key in entry:
-        if key not in ENTRY_KEYS:
-            found.append(
-                Finding(
-                    (*at, str(key)),
-                    f"{where} has unknown key {_shown(key)}{_suggest(str(key), ENTRY_KEYS)}; "
-                    "a hook entry holds only source and timeout_ms",
-                    RULE_CHAIN_CONFIG,
-                )
-            )
+    found += _unknown_keys(
+        entry, ENTRY_KEYS, at, where, "a hook entry holds only source and timeout_ms"
+    )
     source = entry.get("source")
     if "source" not in entry:
         found.append(
@@ -472,16 +480,13 @@ def parse_chain_config(
                 RULE_CHAIN_CONFIG,
             )
         ]
-    for key in value:
-        if key not in CONFIG_KEYS:
-            found.append(
-                Finding(
-                    (*base, str(key)),
-                    f"{root} has unknown key {_shown(key)}{_suggest(str(key), CONFIG_KEYS)}; "
-                    "the chain config holds only pre, post and default_post_validators",
-                    RULE_CHAIN_CONFIG,
-                )
-            )
+    found += _unknown_keys(
+        value,
+        CONFIG_KEYS,
+        base,
+        root,
+        "the chain config holds only pre, post and default_post_validators",
+    )
     chains: dict[ChainName, list[tuple[int, ChainHookRef]]] = {"pre": [], "post": []}
     for chain in ("pre", "post"):
         entries = value.get(chain, [])
