@@ -313,13 +313,7 @@ class Runner:
             timeout_ms=step_timeout_ms(parsed.deadline_ms),
             settings=settings,
         )
-        output = {
-            "stdout": reading.stdout,
-            "stderr": reading.stderr,
-            "stdout_truncated": reading.stdout_truncated,
-            "stderr_truncated": reading.stderr_truncated,
-            "hook": hook,
-        }
+        output = _worker_output(reading, hook)
         if reading.error is not None:
             return RunOutcome(
                 status="turn_error", turn_error=_step_worker_error(reading.error), **base, **output
@@ -480,13 +474,7 @@ class Runner:
             settings=settings,
             options={"sys_lambda": sys_lambda},
         )
-        output = {
-            "stdout": reading.stdout,
-            "stderr": reading.stderr,
-            "stdout_truncated": reading.stdout_truncated,
-            "stderr_truncated": reading.stderr_truncated,
-            "hook": hook,
-        }
+        output = _worker_output(reading, hook)
         error = reading.error
         if error is None:
             error = _invalid_request(reading, hook, loop)
@@ -526,6 +514,17 @@ def _encode(value: Any, in_pieces: bool = False) -> bytes:
         else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     )
     return text.encode("utf-8", "surrogatepass")
+
+
+def _worker_output(reading: WorkerReading, hook: HookRef) -> dict[str, Any]:
+    """The RunOutcome fields that say what the worker printed and which hook it ran."""
+    return {
+        "stdout": reading.stdout,
+        "stderr": reading.stderr,
+        "stdout_truncated": reading.stdout_truncated,
+        "stderr_truncated": reading.stderr_truncated,
+        "hook": hook,
+    }
 
 
 def _sample_findings_error(sample: Sample, findings: list[Finding]) -> RunFailed:
