@@ -840,15 +840,14 @@ class _ChainRun:
             try:
                 value = function(context)
             except Exception as exc:
-                duration = (time.perf_counter() - started) * 1000
-                self.step(hook, chain, position, attempt, None, [], STOP_TURN_ERROR, duration)
-                raise _Failed(
-                    turn_error(
-                        "exception",
-                        f"{where} raised {type(exc).__name__}: {exc}",
-                        hook=ref,
-                        duration_ms=duration,
-                    )
+                raise self._call_failed(
+                    hook,
+                    chain,
+                    position,
+                    attempt,
+                    started,
+                    "exception",
+                    f"{where} raised {type(exc).__name__}: {exc}",
                 ) from exc
             call = _Invocation(value, "", "", (time.perf_counter() - started) * 1000)
         else:
@@ -856,15 +855,14 @@ class _ChainRun:
             try:
                 reply = await self.call_user_hook(hook, context, position, chain)
             except Exception as exc:
-                duration = (time.perf_counter() - started) * 1000
-                self.step(hook, chain, position, attempt, None, [], STOP_TURN_ERROR, duration)
-                raise _Failed(
-                    turn_error(
-                        "engine_failed",
-                        f"{where}: the studio could not run the hook ({type(exc).__name__}: {exc})",
-                        hook=ref,
-                        duration_ms=duration,
-                    )
+                raise self._call_failed(
+                    hook,
+                    chain,
+                    position,
+                    attempt,
+                    started,
+                    "engine_failed",
+                    f"{where}: the studio could not run the hook ({type(exc).__name__}: {exc})",
                 ) from exc
             if reply.error is not None:
                 self.step(
@@ -921,6 +919,24 @@ class _ChainRun:
         if call.value is None:
             return {}, call
         return {k: v for k, v in _json_copy(call.value).items() if v is not None}, call
+
+    def _call_failed(
+        self,
+        hook: ChainHookRef,
+        chain: ChainName,
+        position: int,
+        attempt: int,
+        started: float,
+        kind: str,
+        message: str,
+    ) -> _Failed:
+        """A hook call that raised (started at ``started``): record its step and give the
+        failure to raise."""
+        duration = (time.perf_counter() - started) * 1000
+        self.step(hook, chain, position, attempt, None, [], STOP_TURN_ERROR, duration)
+        return _Failed(
+            turn_error(kind, message, hook=hook.hook_ref(chain, position), duration_ms=duration)
+        )
 
     def step(
         self,
