@@ -127,16 +127,7 @@ class TurnErrorView(QWidget):
         line.setFrameShadow(QFrame.Shadow.Sunken)
         layout.addWidget(line)
         layout.addLayout(form)
-        for widget in (
-            self.frames_title,
-            self.frames,
-            self.findings_title,
-            self.findings,
-            self.stderr_title,
-            self.stderr,
-            self.details_title,
-            self.details,
-        ):
+        for widget in self._sections():
             layout.addWidget(widget)
         layout.addStretch(1)
         scroll = QScrollArea()
@@ -161,9 +152,11 @@ class TurnErrorView(QWidget):
         self._set_form_visible(False)
 
     def _content_widgets(self) -> list[QWidget]:
+        return [self.title, self.message, *self._sections()]
+
+    def _sections(self) -> list[QWidget]:
+        """The titled sections below the form, in layout order."""
         return [
-            self.title,
-            self.message,
             self.frames_title,
             self.frames,
             self.findings_title,
