@@ -465,7 +465,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                     else:
                         n += _field(
                             check,
-                            block,
+                            ancestors,
                             i,
                             j,
                             "id",
@@ -559,7 +559,7 @@ def _check_messages(check: _Check, req: dict[Any, Any], messages: list[Any]) -> 
                         n = 2
                     else:
                         n += _field(
-                            check, block, i, j, "thinking", thought, "thinking must be a string"
+                            check, ancestors, i, j, "thinking", thought, "thinking must be a string"
                         )
                 elif btype in block_keys:
                     # image_url, input_audio, video_url: user blocks holding a small object.

@@ -1368,3 +1368,17 @@ class TestProperties:
         for f in validate_request({"system": "", "messages": [value], "tools": [], "options": {}}):
             where = dotted(f.path, "request") if len(f.path) <= 48 else "request"
             assert f.message.startswith(where) or f.path == ()
+
+
+@pytest.mark.parametrize(("block_type", "key"), [("thinking", "thinking"), ("tool_use", "id")])
+def test_a_field_that_holds_its_own_block_is_a_cycle_at_the_field(block_type, key):
+    block: dict = {"type": block_type, "name": "t", "id": "x", "thinking": "x"}
+    block[key] = [block]
+    request = {
+        "system": "",
+        "messages": [{"role": "assistant", "content": [block]}],
+        "tools": [],
+        "options": {},
+    }
+    cycles = [f for f in validate_request(request) if "cycle" in f.message]
+    assert cycles and cycles[0].path == ("messages", 0, "content", 0, key, 0)
