@@ -1839,6 +1839,8 @@ class SampleEditor(QWidget):
             self._show(draft)
             if draft.stamp != file_stamp(draft.path):
                 self._check_disk(draft)
+            # Its text is in the editor already: say so, as a sample read from disk does.
+            self.sample_opened.emit(name)
             return
         opened = _Open(name, self._sample_path(name))
         self._current = opened
