@@ -521,9 +521,17 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
             return None
         loop = self.loop_box.currentText().strip() or None
-        hook = self._draft_hook_source()
+        hook = self._draft_hook_source() if self._sample_contract(sample) == "pre_llm" else None
         self._last_run = (sample, loop, hook)
         return self.bridge.start_run(sample, loop, hook)
+
+    def _sample_contract(self, name: str) -> str | None:
+        if self.workspace is None:
+            return None
+        try:
+            return self.workspace.sample(name).contract
+        except WorkspaceFileError:
+            return None
 
     def _draft_hook_source(self) -> str | None:
         """Run what is being edited: the draft's source when it differs from the saved one."""

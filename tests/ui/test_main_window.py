@@ -229,3 +229,12 @@ def test_rows_move_with_the_keyboard(qtbot, window):
     assert [r.kind for r in editor.draft.rows] == [TargetKind.LOOP, TargetKind.MAIN]
     qtbot.keyClick(editor.targets, Qt.Key.Key_Insert)
     assert editor.draft.rows[-1].kind is TargetKind.EMPTY
+
+
+def test_an_unsaved_pre_llm_source_does_not_replace_the_step_hook(qtbot, window):
+    window.hook_editor.source.setText("lib/failing.py")
+    window.hook_editor._on_source_edited("lib/failing.py")
+    window.sample_box.setCurrentText("step-escalated")
+    outcome = run_and_wait(qtbot, window)
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.hook.source == "lib/prepare.py"
