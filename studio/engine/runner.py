@@ -132,20 +132,38 @@ class Runner:
             ) from None
 
     def start(
-        self, sample_name: str, *, loop: str | None = None, hook: str | None = None
+        self,
+        sample_name: str,
+        *,
+        loop: str | None = None,
+        hook: str | None = None,
+        hook_config: dict[str, Any] | None = None,
     ) -> RunHandle:
-        """Begin a run; the handle cancels it and gives its outcome."""
+        """Begin a run; the handle cancels it and gives its outcome. ``hook_config`` stands in
+        for agent.json's ``pre_llm_hook`` (an edit not saved yet); ``hook`` for its source."""
         handle = RunHandle()
-        handle.task = asyncio.ensure_future(self._run(handle, sample_name, loop, hook))
+        handle.task = asyncio.ensure_future(self._run(handle, sample_name, loop, hook, hook_config))
         return handle
 
     async def run(
-        self, sample_name: str, *, loop: str | None = None, hook: str | None = None
+        self,
+        sample_name: str,
+        *,
+        loop: str | None = None,
+        hook: str | None = None,
+        hook_config: dict[str, Any] | None = None,
     ) -> RunOutcome:
-        return await self.start(sample_name, loop=loop, hook=hook).outcome()
+        return await self.start(
+            sample_name, loop=loop, hook=hook, hook_config=hook_config
+        ).outcome()
 
     async def _run(
-        self, handle: RunHandle, sample_name: str, loop: str | None, hook: str | None
+        self,
+        handle: RunHandle,
+        sample_name: str,
+        loop: str | None,
+        hook: str | None,
+        hook_config: dict[str, Any] | None = None,
     ) -> RunOutcome:
         _current_handle.set(handle)
         started = time.perf_counter()
@@ -163,7 +181,7 @@ class Runner:
             )
         else:
             try:
-                outcome = await self._run_sample(sample, loop, hook)
+                outcome = await self._run_sample(sample, loop, hook, hook_config)
             except RunFailed as failed:
                 outcome = RunOutcome(
                     contract=sample.contract,
@@ -192,9 +210,15 @@ class Runner:
             return str(exc)
         return None
 
-    async def _run_sample(self, sample: Sample, loop: str | None, hook: str | None) -> RunOutcome:
+    async def _run_sample(
+        self,
+        sample: Sample,
+        loop: str | None,
+        hook: str | None,
+        hook_config: dict[str, Any] | None = None,
+    ) -> RunOutcome:
         if sample.contract == "pre_llm":
-            return await self._run_pre_llm(sample, loop, hook)
+            return await self._run_pre_llm(sample, loop, hook, hook_config)
         if sample.contract == "step":
             return await self._run_step(sample, hook)
         return await self._run_chain(sample, hook)
@@ -417,7 +441,11 @@ class Runner:
         return data
 
     async def _run_pre_llm(
-        self, sample: Sample, loop: str | None, source: str | None
+        self,
+        sample: Sample,
+        loop: str | None,
+        source: str | None,
+        hook_config: dict[str, Any] | None = None,
     ) -> RunOutcome:
         settings = self._settings()
         loop = loop or sample.document.get("loop") or MAIN
@@ -435,6 +463,8 @@ class Runner:
             document = self.workspace.agent_document()
         except WorkspaceFileError as exc:
             raise RunFailed(turn_error("config_invalid", str(exc), loop=loop)) from None
+        if hook_config is not None:
+            document = {**document, "pre_llm_hook": hook_config}
         check = check_agent_config(document)
         if not check.valid:
             first = errors(check.findings)[0]

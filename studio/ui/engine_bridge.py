@@ -97,6 +97,7 @@ class EngineBridge(QObject):
         loop: str | None = None,
         hook: str | None = None,
         group: int | None = None,
+        hook_config: dict[str, Any] | None = None,
     ) -> RunTicket:
         ticket = RunTicket(next(self._ids), sample, loop, hook, group=group)
         self._active[ticket.id] = ticket
@@ -104,7 +105,7 @@ class EngineBridge(QObject):
         assert runner is not None, "open a workspace first"
 
         async def go() -> RunOutcome:
-            ticket.handle = runner.start(sample, loop=loop, hook=hook)
+            ticket.handle = runner.start(sample, loop=loop, hook=hook, hook_config=hook_config)
             if ticket.cancelled:
                 ticket.handle.cancel()
             return await ticket.handle.outcome()

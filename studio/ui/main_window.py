@@ -26,7 +26,13 @@ from PySide6.QtWidgets import (
 from studio.core.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.app_settings import AppSettings, save_settings
 from studio.core.draft_recovery import discard_recovery, load_recovery, save_recovery
-from studio.core.hook_targets import DraftInvalid, HookDraft, TargetKind, TargetRow
+from studio.core.hook_targets import (
+    DraftInvalid,
+    HookDraft,
+    TargetKind,
+    TargetRow,
+    draft_to_config,
+)
 from studio.core.pre_llm_config import MAIN, check_agent_config
 from studio.core.python_functions import functions_in_file
 from studio.core.record_store import RecordStore, RecordStoreError
@@ -72,7 +78,7 @@ class MainWindow(QMainWindow):
         self.store: RecordStore | None = None
         self.bridge = EngineBridge(self)
         self.undo_stack = QUndoStack(self)
-        self._last_run: tuple[str, str | None, str | None] | None = None
+        self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
         self._next_group = 1
@@ -521,9 +527,11 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
             return None
         loop = self.loop_box.currentText().strip() or None
-        hook = self._draft_hook_source() if self._sample_contract(sample) == "pre_llm" else None
-        self._last_run = (sample, loop, hook)
-        return self.bridge.start_run(sample, loop, hook)
+        config = self._draft_config() if self._sample_contract(sample) == "pre_llm" else None
+        if config is False:
+            return None
+        self._last_run = (sample, loop, config or None)
+        return self.bridge.start_run(sample, loop, None, hook_config=config or None)
 
     def _sample_contract(self, name: str) -> str | None:
         if self.workspace is None:
@@ -533,19 +541,25 @@ class MainWindow(QMainWindow):
         except WorkspaceFileError:
             return None
 
-    def _draft_hook_source(self) -> str | None:
-        """Run what is being edited: the draft's source when it differs from the saved one."""
-        draft = self.hook_editor.draft
-        if not draft.source or self.document is None:
+    def _draft_config(self) -> dict[str, Any] | bool | None:
+        """Run what is being edited: the draft hook config when it differs from the saved one
+        (False when the draft has problems, which are shown instead), None for the saved one."""
+        if self.undo_stack.isClean() or self.document is None:
             return None
-        saved = self.document.hook_draft().source
-        return draft.source if draft.source != saved else None
+        try:
+            return draft_to_config(self.hook_editor.draft)
+        except DraftInvalid:
+            self.editors.setCurrentWidget(self.hook_editor)
+            self.statusBar().showMessage(
+                "The hook being edited has problems (see Findings); fix them to run it", 6000
+            )
+            return False
 
     def _rerun(self) -> None:
         if self._last_run is None or self.bridge.running:
             return
-        sample, loop, hook = self._last_run
-        self.bridge.start_run(sample, loop, hook)
+        sample, loop, config = self._last_run
+        self.bridge.start_run(sample, loop, None, hook_config=config)
 
     def run_on_every_target(self) -> None:
         sample = self.sample_box.currentText()
@@ -556,8 +570,11 @@ class MainWindow(QMainWindow):
         loops = [MAIN, *self._declared_loops(), FUTURE_LOOP]
         self._groups[group] = []
         self._group_sizes[group] = len(loops)
+        config = self._draft_config() if self._sample_contract(sample) == "pre_llm" else None
+        if config is False:
+            return
         for loop in loops:
-            self.bridge.start_run(sample, loop, None, group=group)
+            self.bridge.start_run(sample, loop, None, group=group, hook_config=config or None)
 
     def cancel_runs(self) -> None:
         self.bridge.cancel_all()

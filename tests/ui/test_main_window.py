@@ -238,3 +238,20 @@ def test_an_unsaved_pre_llm_source_does_not_replace_the_step_hook(qtbot, window)
     outcome = run_and_wait(qtbot, window)
     assert outcome.status == "ok", outcome.turn_error
     assert outcome.hook.source == "lib/prepare.py"
+
+
+def test_a_run_uses_the_hook_being_edited(qtbot, window, sample_workspace):
+    saved = (sample_workspace / "agent.json").read_bytes()
+    window.sample_box.setCurrentText("support-ticket")
+    window.loop_box.setCurrentText("reviewer")
+    assert run_and_wait(qtbot, window).status == "not_applied"
+    choose_in_row(window, 0, "All streams (including future loops)")
+    assert run_and_wait(qtbot, window).status == "ok"
+    assert (sample_workspace / "agent.json").read_bytes() == saved
+
+
+def test_a_draft_with_problems_is_not_run(window):
+    window.sample_box.setCurrentText("support-ticket")
+    window.hook_editor._on_add_target()
+    assert window.run_selected() is None
+    assert "problems" in window.statusBar().currentMessage()
