@@ -23,7 +23,6 @@ class AppSettings(BaseModel):
     window_state: str | None = None
     splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
     rerun_on_save: bool = False
-    only_changes: bool = False
 
     def remember_workspace(self, path: str) -> AppSettings:
         recent = [path] + [p for p in self.recent_workspaces if p != path]

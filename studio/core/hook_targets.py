@@ -311,8 +311,9 @@ def draft_to_config(draft: HookDraft) -> dict[str, Any]:
     for key in KNOWN_HOOK_KEYS:
         if key in wanted:
             config[key] = wanted[key]
-    if errors(validate_hook_config(config)):
-        raise DraftInvalid(errors(validate_hook_config(config)))
+    problems = errors(validate_hook_config(config))
+    if problems:
+        raise DraftInvalid(problems)
     return config
 
 

@@ -57,6 +57,12 @@ def timeout_problem(value: Any) -> str | None:
     return None
 
 
+def effective_timeout_ms(timeout_ms: int | None, execution_limit_ms: int) -> int:
+    """A hook can only shorten the agent's execution limit, and never past 300000 ms."""
+    wanted = timeout_ms if timeout_ms is not None else execution_limit_ms
+    return min(wanted, execution_limit_ms, MAX_TIMEOUT_MS)
+
+
 class PreLlmHookConfig(BaseModel):
     """A valid hook config, normalised: source trimmed, scope defaulted, timeout an int."""
 
@@ -79,9 +85,7 @@ class PreLlmHookConfig(BaseModel):
         return loop in self.loops
 
     def effective_timeout_ms(self, execution_limit_ms: int = DEFAULT_EXECUTION_TIMEOUT_MS) -> int:
-        """A hook can only shorten the agent's execution limit, and never past 300000 ms."""
-        wanted = self.timeout_ms if self.timeout_ms is not None else execution_limit_ms
-        return min(wanted, execution_limit_ms, MAX_TIMEOUT_MS)
+        return effective_timeout_ms(self.timeout_ms, execution_limit_ms)
 
 
 def validate_hook_config(value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,)) -> list[Finding]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from typing import Any
 
+from studio.core.identity_cache import IdentityCache
 from studio.core.json_pieces import sha256_sorted_json
+from studio.core.step_inspection import new_sealed_request_id
 
-_recent_hashes: dict[int, tuple[Any, str | None]] = {}
+_recent_hashes: IdentityCache[str | None] = IdentityCache(16)
 
 
 def _one_call_hash(request: Any) -> str:
@@ -31,18 +32,14 @@ def request_hash(request: Any, in_pieces: bool = False) -> str | None:
     """SHA-256 of the request as compact JSON with sorted keys (None if it is not JSON).
 
     The same request object (a sample read once and run many times) is hashed once."""
-    cached = _recent_hashes.get(id(request))
-    if cached is not None and cached[0] is request:
-        return cached[1]
+    return _recent_hashes.get(request, lambda: _hash_or_none(request, in_pieces))
+
+
+def _hash_or_none(request: Any, in_pieces: bool) -> str | None:
     try:
-        digest: str | None = sha256_sorted_json(request) if in_pieces else _one_call_hash(request)
+        return sha256_sorted_json(request) if in_pieces else _one_call_hash(request)
     except (TypeError, ValueError, RecursionError):
-        digest = None
-    if len(_recent_hashes) >= 16:
-        _recent_hashes.pop(next(iter(_recent_hashes)))
-    # The entry holds the object, so its id cannot be reused while it is cached.
-    _recent_hashes[id(request)] = (request, digest)
-    return digest
+        return None
 
 
 def _tool_names(request: Any) -> list[str]:
@@ -65,10 +62,6 @@ def _changed_option_keys(before: Any, after: Any) -> list[str]:
     return sorted(
         k for k in set(old) | set(new) if k not in old or k not in new or old[k] != new[k]
     )
-
-
-def new_sealed_request_id() -> str:
-    return "request_" + uuid.uuid4().hex
 
 
 def pre_llm_decision(

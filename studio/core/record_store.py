@@ -116,6 +116,8 @@ _SUMMARY_COLUMNS = (
     "sample",
     "duration_ms",
 )
+# The columns a free-text filter looks in: every summary column that holds text.
+_TEXT_COLUMNS = tuple(c for c in _SUMMARY_COLUMNS if c not in ("started_at", "duration_ms"))
 _DECISION_JSON_COLUMNS = ("hook", "inspection", "effective", "turn_error", "warnings", "chain")
 _SUMMARY_SELECT = ", ".join(f"d.{c}" for c in _SUMMARY_COLUMNS)
 _DECISION_SELECT = ", ".join(
@@ -611,16 +613,7 @@ class RecordStore:
             params += [hook, hook]
         if text:
             pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            searched = (
-                "run_id",
-                "contract",
-                "status",
-                "error_kind",
-                "hook_source",
-                "hook_function",
-                "loop",
-                "sample",
-            )
+            searched = _TEXT_COLUMNS
             where.append("(" + " OR ".join(f"d.{c} LIKE ? ESCAPE '\\'" for c in searched) + ")")
             params += [pattern] * len(searched)
         sql = f"SELECT {_SUMMARY_SELECT}, {_HAS_PAYLOAD} FROM decisions d"

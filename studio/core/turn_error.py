@@ -105,10 +105,6 @@ class TurnError(BaseModel):
     def title(self) -> str:
         return KIND_TITLES.get(self.kind, self.kind)
 
-    def history_row(self) -> str:
-        """The user-visible history line the reference runtime records."""
-        return f"[{TURN_ERROR_LABEL}] Pre-LLM hook failed: {self.message}"
-
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 

@@ -7,7 +7,6 @@ import asyncio
 import contextvars
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from studio.core.chain_run import (
@@ -18,6 +17,7 @@ from studio.core.chain_run import (
     run_chain,
 )
 from studio.core.findings import Finding, errors
+from studio.core.identity_cache import IdentityCache
 from studio.core.json_pieces import dumps_in_pieces
 from studio.core.pre_llm_config import MAIN, check_agent_config
 from studio.core.pre_llm_decision import pre_llm_decision
@@ -95,7 +95,7 @@ class Runner:
         self.cooperative = cooperative
         self._host: WorkerHost | None = None
         self._host_key: tuple[Any, ...] | None = None
-        self._inputs: dict[tuple[int, str], tuple[Any, bytes]] = {}
+        self._inputs: IdentityCache[bytes] = IdentityCache(8)
 
     async def close(self) -> None:
         if self._host is not None:
@@ -430,15 +430,11 @@ class Runner:
     # ---- pre-LLM hook ----------------------------------------------------------------------
     def _pre_llm_input(self, request: dict[str, Any], loop: str) -> bytes:
         """The hook's input as bytes; a sample run again on the same loop is encoded once."""
-        key = (id(request), loop)
-        cached = self._inputs.get(key)
-        if cached is not None and cached[0] is request:
-            return cached[1]
-        data = _encode({"request": request, "loop": {"name": loop}}, self.cooperative)
-        if len(self._inputs) >= 8:
-            self._inputs.pop(next(iter(self._inputs)))
-        self._inputs[key] = (request, data)
-        return data
+        return self._inputs.get(
+            request,
+            lambda: _encode({"request": request, "loop": {"name": loop}}, self.cooperative),
+            extra=loop,
+        )
 
     async def _run_pre_llm(
         self,
@@ -610,7 +606,3 @@ def _invalid_request(reading: WorkerReading, hook: HookRef, loop: str) -> TurnEr
         duration_ms=round(reading.duration_ms, 3),
         details={"findings": [f.to_json() for f in found[:50]], "count": len(found)},
     )
-
-
-def default_workspace_path() -> Path:
-    return Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"

@@ -12,7 +12,6 @@ import contextlib
 import itertools
 import os
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -24,11 +23,11 @@ from typing import Any
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
 from studio.engine.worker_protocol import (
-    FRAME_MAGIC,
     HEADER_SIZE,
     MAX_DATAGRAM,
     WorkerLimits,
     WorkerSpec,
+    announced_length,
     decode_message,
     encode_message,
 )
@@ -176,10 +175,12 @@ def _holds_ok_frame(chunks: list[bytes]) -> bool:
     if not chunks:
         return False
     head = chunks[0][: HEADER_SIZE + len(_OK_PREFIX)]
-    if len(head) < HEADER_SIZE + len(_OK_PREFIX) or not head.startswith(FRAME_MAGIC):
-        return False
-    (length,) = struct.unpack_from(">Q", head, len(FRAME_MAGIC))
-    return head[HEADER_SIZE:] == _OK_PREFIX and sum(map(len, chunks)) == HEADER_SIZE + length
+    length = announced_length(head)
+    return (
+        length is not None
+        and head[HEADER_SIZE:] == _OK_PREFIX
+        and sum(map(len, chunks)) == HEADER_SIZE + length
+    )
 
 
 @dataclass
@@ -213,10 +214,6 @@ class WorkerHost:
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None and self._pump is not None
-
-    @property
-    def server_pid(self) -> int | None:
-        return self._process.pid if self._process else None
 
     async def start(self) -> None:
         if self._start_lock is None:

@@ -67,6 +67,14 @@ class CorruptFrame(ValueError):
     """The result channel held bytes that are not one well-formed frame."""
 
 
+def announced_length(head: bytes) -> int | None:
+    """The payload length a frame's header announces, or None when ``head`` is no header."""
+    if len(head) < HEADER_SIZE or not head.startswith(FRAME_MAGIC):
+        return None
+    (length,) = _LENGTH.unpack_from(head, len(FRAME_MAGIC))
+    return length
+
+
 def unframe(data: bytes) -> bytes | None:
     """The payload of a result channel's content; None when nothing was written."""
     if not data:

@@ -8,6 +8,7 @@ valid state.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -41,7 +42,7 @@ from studio.core.hook_targets import (
     summary,
     validate_draft,
 )
-from studio.core.pre_llm_config import MAX_TIMEOUT_MS
+from studio.core.pre_llm_config import MAX_TIMEOUT_MS, effective_timeout_ms
 from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
@@ -257,8 +258,6 @@ class HookEditor(QWidget):
         return format_source_ref(path, function) if path else ""
 
     def _on_source_edited(self, _text: str) -> None:
-        from dataclasses import replace
-
         self.apply(
             replace(self.draft, source=self._source_text()), "Edit source", self.MERGE_SOURCE
         )
@@ -266,15 +265,11 @@ class HookEditor(QWidget):
     def _on_function_edited(self, _text: str) -> None:
         if self._showing:
             return
-        from dataclasses import replace
-
         self.apply(
             replace(self.draft, source=self._source_text()), "Edit function", self.MERGE_SOURCE
         )
 
     def _on_timeout_edited(self, text: str) -> None:
-        from dataclasses import replace
-
         self.apply(replace(self.draft, timeout=text), "Edit timeout", self.MERGE_TIMEOUT)
 
     # ---- rendering ------------------------------------------------------------------------
@@ -324,8 +319,7 @@ class HookEditor(QWidget):
             self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
 
         timeout, _ = parse_timeout(draft.timeout)
-        wanted = timeout if timeout is not None else self._limit_ms
-        effective = min(wanted, self._limit_ms, MAX_TIMEOUT_MS)
+        effective = effective_timeout_ms(timeout, self._limit_ms)
         self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
         self.summary.setText(summary(draft.rows))
 

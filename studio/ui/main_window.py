@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.store: RecordStore | None = None
         self.bridge = EngineBridge(self)
         self.undo_stack = QUndoStack(self)
+        self._functions_key: tuple[Any, ...] | None = None
         self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
@@ -407,13 +408,28 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             return
         path = parse_source_ref(draft.source).path if draft.source else ""
-        target = self.workspace.root / path if path else None
-        names: list[str] = []
-        if target is not None and target.is_file():
-            names = [f.name for f in functions_in_file(target)]
-        self.hook_editor.set_functions(names)
+        self._show_functions_of(self.workspace.root / path if path else None)
         self._update_title()
         self._recovery_timer.start()
+
+    def _show_functions_of(self, target: Path | None) -> None:
+        """The function picker's choices; the file is read again only when it changed (most
+        draft edits are keystrokes in other fields)."""
+        try:
+            info = target.stat() if target is not None and target.is_file() else None
+        except OSError:
+            info = None
+        key = (target, info.st_mtime_ns, info.st_size) if info is not None else None
+        if key == self._functions_key:
+            return
+        self._functions_key = key
+        names: list[str] = []
+        if key is not None and target is not None:
+            try:
+                names = [f.name for f in functions_in_file(target)]
+            except OSError:
+                names = []
+        self.hook_editor.set_functions(names)
 
     def _keep_recovery(self) -> None:
         """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""

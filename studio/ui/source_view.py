@@ -41,7 +41,3 @@ class SourceView(QWidget):
         mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         mark.cursor = cursor
         self.text.setExtraSelections([mark])
-
-    @property
-    def current_line_text(self) -> str:
-        return self.text.textCursor().block().text()

@@ -24,6 +24,7 @@ from studio.core.hook_targets import (
     Rows,
     TargetKind,
     TargetRow,
+    choose,
 )
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -160,8 +161,6 @@ class TargetTableModel(QAbstractTableModel):
     def setData(self, index: AnyIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or role != Qt.ItemDataRole.EditRole:
             return False
-        from studio.core.hook_targets import choose
-
         i = index.row()
         if index.column() == TARGET_COLUMN:
             chosen = dict(self.choices()).get(value, "missing")
