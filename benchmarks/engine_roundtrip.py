@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tool_loop_request import tool_loop_request
 
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.engine.bench import bench
 from studio.engine.runner import Runner
 

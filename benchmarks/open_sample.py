@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.sample_editor import SampleEditor
 

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from studio.core.record_store import RecordStore
+from studio.core.records.store import RecordStore
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import HookRef
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 
 from validate_request import build_request  # noqa: E402
 
-from studio.core.request_diff import RequestDiff, diff_request  # noqa: E402
+from studio.core.pre_llm.diff import RequestDiff, diff_request  # noqa: E402
 
 TARGET_BYTES = 5_000_000
 CHANGED_MESSAGES = 10

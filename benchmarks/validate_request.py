@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from studio.core.pre_llm_request import validate_request
+from studio.core.pre_llm.request import validate_request
 
 MESSAGES = 5000
 TOOLS = 200

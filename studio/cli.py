@@ -27,7 +27,7 @@ def _emit(result: dict[str, Any]) -> None:
 
 
 def _read(path: str) -> Any:
-    from studio.core.json_files import JsonFileError, read_json_file
+    from studio.core.json.files import JsonFileError, read_json_file
 
     try:
         return read_json_file(path)
@@ -37,7 +37,7 @@ def _read(path: str) -> Any:
 
 def _check_config(args: argparse.Namespace) -> int:
     from studio.core.findings import errors, warnings
-    from studio.core.pre_llm_config import check_agent_config, loop_name_problem
+    from studio.core.pre_llm.config import check_agent_config, loop_name_problem
 
     for loop in args.loop:
         problem = loop_name_problem(loop)
@@ -59,7 +59,7 @@ def _check_config(args: argparse.Namespace) -> int:
 
 def _check_request(args: argparse.Namespace) -> int:
     from studio.core.findings import errors
-    from studio.core.pre_llm_request import presented_not_enabled, validate_request
+    from studio.core.pre_llm.request import presented_not_enabled, validate_request
 
     returned = _read(args.file)
     found = errors(validate_request(returned))
@@ -73,7 +73,7 @@ def _check_request(args: argparse.Namespace) -> int:
 
 
 def _check_amendment(args: argparse.Namespace) -> int:
-    from studio.core.step_check import AmendmentDocumentError, check_amendment
+    from studio.core.step.check import AmendmentDocumentError, check_amendment
 
     try:
         result = check_amendment(_read(args.file))
@@ -117,7 +117,7 @@ def _records_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _records(args: argparse.Namespace) -> int:
-    from studio.core.record_store import (
+    from studio.core.records.store import (
         RecordStore,
         RecordStoreError,
         format_records_table,
@@ -151,7 +151,7 @@ EXIT_TURN_ERROR = 3
 
 
 def _workspace(path: str) -> Any:
-    from studio.core.workspace import Workspace
+    from studio.core.workspace.folder import Workspace
 
     try:
         return Workspace.open(path)
@@ -195,7 +195,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _open_store(workspace: Any) -> Any:
-    from studio.core.record_store import RecordStore, RecordStoreError
+    from studio.core.records.store import RecordStore, RecordStoreError
 
     try:
         return RecordStore.open(workspace.root)

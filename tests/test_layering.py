@@ -28,7 +28,7 @@ def headless_modules() -> list[str]:
 
 def test_importing_every_headless_module_loads_no_qt():
     modules = headless_modules()
-    assert "studio.core.pre_llm_config" in modules
+    assert "studio.core.pre_llm.config" in modules
     probe = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"

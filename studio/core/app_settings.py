@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from studio.core.atomic_write import write_atomically
+from studio.core.workspace.atomic_write import write_atomically
 
 SETTINGS_VERSION = 1
 MAX_RECENT = 10

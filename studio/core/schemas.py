@@ -10,8 +10,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from studio.core.chain_builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
-from studio.core.chain_run import (
+from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
+from studio.core.chain.run import (
     CHAIN_CONTRACT,
     CONFIG_KEYS,
     DEFAULT_HOOK_TIMEOUT_MS,
@@ -19,33 +19,33 @@ from studio.core.chain_run import (
     MAX_HOOK_TIMEOUT_MS,
     SAMPLE_KEYS,
 )
-from studio.core.js_text import _IDENTIFIER as JS_IDENTIFIER
-from studio.core.js_text import JS_NON_WHITESPACE_CLASS
-from studio.core.json_values import MAX_SAFE_INTEGER
-from studio.core.model_hooks import (
+from studio.core.chain.shapes import (
     PRE_CONTEXT_KEYS,
     PROFILE_COST_KEYS,
     PROFILE_FLAG_KEYS,
     PROFILE_TOKEN_KEYS,
 )
-from studio.core.model_hooks import ROLES as CHAIN_ROLES
-from studio.core.pre_llm_config import (
+from studio.core.chain.shapes import ROLES as CHAIN_ROLES
+from studio.core.js_text import _IDENTIFIER as JS_IDENTIFIER
+from studio.core.js_text import JS_NON_WHITESPACE_CLASS
+from studio.core.json.values import MAX_SAFE_INTEGER
+from studio.core.pre_llm.config import (
     DEFAULT_EXECUTION_TIMEOUT_MS,
     LOOP_NAME_PATTERN,
     MAX_LOOPS,
     MAX_TIMEOUT_MS,
     MIN_TIMEOUT_MS,
 )
-from studio.core.step_baseline import (
+from studio.core.step.baseline import (
     _BASELINE_KEYS,
     _BUDGET_KEYS,
     _CONTRIBUTOR_KEYS,
     CONTRIBUTOR_KINDS,
     MAX_CONTRIBUTOR_DEPTH,
 )
-from studio.core.step_check import _DOCUMENT_KEYS
-from studio.core.step_inspection import STEP_REASONS
-from studio.core.step_sample import (
+from studio.core.step.check import _DOCUMENT_KEYS
+from studio.core.step.decision_record import STEP_REASONS
+from studio.core.step.sample import (
     _ASSISTANT_ONLY,
     _ATTEMPT_KEYS,
     _CALL_KEYS,
@@ -63,9 +63,9 @@ from studio.core.step_sample import (
     IDENTITY_PATTERN,
     RESOURCE_FAILURES,
 )
-from studio.core.step_sample import CONTRACT as STEP_CONTRACT
-from studio.core.step_sample import ROLES as STEP_ROLES
-from studio.core.workspace import STUDIO_FILE, StudioSettings
+from studio.core.step.sample import CONTRACT as STEP_CONTRACT
+from studio.core.step.sample import ROLES as STEP_ROLES
+from studio.core.workspace.folder import STUDIO_FILE, StudioSettings
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 ID_BASE = "https://hook-studio.invalid/schema/"

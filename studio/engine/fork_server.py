@@ -28,8 +28,8 @@ PRELOADED = (
     "asyncio",
     "json",
     "fcntl",
-    "studio.core.json_values",
-    "studio.core.canonical_json",
+    "studio.core.json.values",
+    "studio.core.json.canonical",
 )
 
 

@@ -2,7 +2,7 @@
 
 This module is preloaded in every worker, so it imports nothing but light standard modules
 (``json``, ``typing``). The engine sends a step worker ``{"context": {...}, "resources": [...]}``
-(built by ``studio.core.step_sample.step_worker_payload``) and the worker calls the hook with
+(built by ``studio.core.step.sample.step_worker_payload``) and the worker calls the hook with
 ``step_context_for_worker(payload)``.
 
 A step hook receives a :class:`StepContext`. Its fields are readable both ways, ``ctx.reason`` and

@@ -9,7 +9,7 @@ import json
 import time
 from typing import Any
 
-from studio.core.chain_run import (
+from studio.core.chain.run import (
     ChainHookRef,
     UserHookReply,
     parse_chain_config,
@@ -18,10 +18,10 @@ from studio.core.chain_run import (
 )
 from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
-from studio.core.json_pieces import dumps_in_pieces
-from studio.core.pre_llm_config import MAIN, check_agent_config
-from studio.core.pre_llm_decision import pre_llm_decision
-from studio.core.pre_llm_request import presented_not_enabled, validate_request
+from studio.core.json.pieces import dumps_in_pieces
+from studio.core.pre_llm.config import MAIN, check_agent_config
+from studio.core.pre_llm.decision_record import pre_llm_decision
+from studio.core.pre_llm.request import presented_not_enabled, validate_request
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import (
     SourceOutsideWorkspace,
@@ -29,16 +29,16 @@ from studio.core.source_ref import (
     parse_source_ref,
     resolve_source_path,
 )
-from studio.core.step_run import (
+from studio.core.step.decision import (
     RESOURCE_READ_REASONS,
     decide_step,
     preparation_failure,
     resource_read_failure,
     step_timeout_ms,
 )
-from studio.core.step_sample import parse_step_sample, step_context, step_worker_payload
+from studio.core.step.sample import parse_step_sample, step_context, step_worker_payload
 from studio.core.turn_error import Contract, HookRef, TurnError, turn_error
-from studio.core.workspace import Sample, StudioSettings, Workspace, WorkspaceFileError
+from studio.core.workspace.folder import Sample, StudioSettings, Workspace, WorkspaceFileError
 from studio.engine.worker_host import WorkerHost
 from studio.engine.worker_outcome import WorkerReading, read_worker
 from studio.engine.worker_protocol import WorkerLimits, WorkerSpec
@@ -202,7 +202,7 @@ class Runner:
         return outcome
 
     def _record(self, outcome: RunOutcome) -> str | None:
-        from studio.core.record_store import RecordStoreError
+        from studio.core.records.store import RecordStoreError
 
         try:
             self.store.add(outcome)

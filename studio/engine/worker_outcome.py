@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.findings import pointer
-from studio.core.json_locate import parse_json_in_pieces
+from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, TurnError, turn_error
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, unframe

@@ -278,7 +278,7 @@ def _serialise_result(value: Any) -> bytes:
         ) from None
     except (TypeError, ValueError, OverflowError):
         from studio.core.findings import dotted
-        from studio.core.json_values import json_problem
+        from studio.core.json.values import json_problem
 
         problem = json_problem(value)
         path, phrase = problem if problem else ((), "is not JSON")

@@ -21,7 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from studio.core.run_outcome import RunOutcome
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.engine.runner import RunHandle, Runner
 
 

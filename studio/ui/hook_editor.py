@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.findings import Finding, errors
-from studio.core.hook_targets import (
+from studio.core.pre_llm.config import MAX_TIMEOUT_MS, effective_timeout_ms
+from studio.core.pre_llm.targets import (
     HookDraft,
     Rows,
     add_row,
@@ -42,7 +43,6 @@ from studio.core.hook_targets import (
     summary,
     validate_draft,
 )
-from studio.core.pre_llm_config import MAX_TIMEOUT_MS, effective_timeout_ms
 from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.ui.target_table import TargetTableModel, TargetTableView
 

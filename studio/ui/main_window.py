@@ -23,21 +23,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.app_settings import AppSettings, save_settings
-from studio.core.draft_recovery import discard_recovery, load_recovery, save_recovery
-from studio.core.hook_targets import (
+from studio.core.pre_llm.config import MAIN, check_agent_config
+from studio.core.pre_llm.targets import (
     DraftInvalid,
     HookDraft,
     TargetKind,
     TargetRow,
     draft_to_config,
 )
-from studio.core.pre_llm_config import MAIN, check_agent_config
 from studio.core.python_functions import functions_in_file
-from studio.core.record_store import RecordStore, RecordStoreError
+from studio.core.records.store import RecordStore, RecordStoreError
 from studio.core.source_ref import parse_source_ref
-from studio.core.workspace import Workspace, WorkspaceFileError
+from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
+from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
+from studio.core.workspace.folder import Workspace, WorkspaceFileError
 from studio.ui.engine_bridge import EngineBridge, RunTicket
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView

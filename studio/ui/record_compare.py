@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.record_store import StoredRecord
+from studio.core.records.store import StoredRecord
 from studio.ui.record_detail import container_text, scalar_text
 from studio.ui.record_table import outcome_label, time_label
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.record_store import RecordStore, StoredRecord
+from studio.core.records.store import RecordStore, StoredRecord
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import KIND_TITLES, TurnError
 from studio.ui.record_table import (

@@ -27,7 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
-from studio.core.record_store import RecordSummary
+from studio.core.records.store import RecordSummary
 from studio.core.turn_error import KIND_TITLES
 
 AnyIndex = QModelIndex | QPersistentModelIndex

@@ -46,8 +46,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.record_store import RecordStore, StoredRecord
-from studio.core.workspace import Workspace
+from studio.core.records.store import RecordStore, StoredRecord
+from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_compare import RecordCompare
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail

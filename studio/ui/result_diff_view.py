@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.request_diff import (
+from studio.core.pre_llm.diff import (
     ARROW,
     BlockChange,
     LineRow,

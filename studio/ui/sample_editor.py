@@ -3,7 +3,7 @@
 The list is a model over the workspace's sample files. The editor checks the text as the user
 types (debounced, off the GUI thread): a JSON syntax error is marked at its line and column, and
 every finding of the sample's contract is listed with its JSON path; activating one moves the
-cursor to the value (:mod:`studio.core.json_locate` finds it in the text). A second tab shows the
+cursor to the value (:mod:`studio.core.json.locate` finds it in the text). A second tab shows the
 request as a tree: messages with their roles and blocks, tools, options (for step and chain
 samples, what those contracts hold).
 
@@ -93,20 +93,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.atomic_write import write_atomically
-from studio.core.chain_run import ChainSample, parse_chain_sample
+from studio.core.chain.run import ChainSample, parse_chain_sample
 from studio.core.findings import Finding, pointer
-from studio.core.json_locate import (
+from studio.core.json.locate import (
     JsonTextError,
     line_columns,
     locate,
     locate_all,
     parse_json_in_pieces,
 )
-from studio.core.pre_llm_config import MAIN, loop_name_problem
-from studio.core.pre_llm_request import validate_request
-from studio.core.step_sample import StepSample, parse_step_sample
-from studio.core.workspace import SAMPLES_DIR, Workspace
+from studio.core.pre_llm.config import MAIN, loop_name_problem
+from studio.core.pre_llm.request import validate_request
+from studio.core.step.sample import StepSample, parse_step_sample
+from studio.core.workspace.atomic_write import write_atomically
+from studio.core.workspace.folder import SAMPLES_DIR, Workspace
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.json_highlighter import JsonHighlighter, JsonTheme, VisibleHighlighter, json_theme
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.hook_targets import (
+from studio.core.pre_llm.targets import (
     ALL_STREAMS_LABEL,
     FREE_NAME_LABEL,
     MAIN_LABEL,

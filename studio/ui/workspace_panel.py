@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from studio.core.workspace import AGENT_FILE, STUDIO_FILE, Workspace
+from studio.core.workspace.folder import AGENT_FILE, STUDIO_FILE, Workspace
 
 KIND_ROLE = Qt.ItemDataRole.UserRole
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from studio import cli
-from studio.core.chain_builtins import BUILTIN_HOOKS
-from studio.core.chain_run import (
+from studio.core.chain.builtins import BUILTIN_HOOKS
+from studio.core.chain.run import (
     CONFIG_KEYS,
     MAX_HOOK_TIMEOUT_MS,
     ChainConfig,
@@ -21,11 +21,12 @@ from studio.core.chain_run import (
     parse_chain_config,
     parse_chain_sample,
 )
-from studio.core.pre_llm_config import check_agent_config, validate_hook_config
+from studio.core.pre_llm.config import check_agent_config, validate_hook_config
 from studio.core.schemas import all_schemas
-from studio.core.step_check import AmendmentDocumentError, parse_document
-from studio.core.step_sample import StepSample, parse_step_sample
-from studio.core.workspace import STUDIO_FILE, StudioSettings, Workspace, WorkspaceFileError
+from studio.core.step.check import AmendmentDocumentError, parse_document
+from studio.core.step.sample import StepSample, parse_step_sample
+from studio.core.workspace.folder import STUDIO_FILE, StudioSettings, Workspace, WorkspaceFileError
+from tests.support.paths import BUNDLED_WORKSPACE as WORKSPACE
 
 SCHEMAS = all_schemas()
 
@@ -82,7 +83,7 @@ def test_the_agent_config_schema_and_validator_agree(hook, limit):
 # The studio's own files: hookstudio.json, step and chain samples, the check-amendment document
 
 NEW_SCHEMAS = ("studio_settings", "step_sample", "chain_sample", "amendment_check")
-WORKSPACE = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
+
 SAMPLE_SCHEMAS = {"pre_llm": "pre_llm_sample", "step": "step_sample", "chain": "chain_sample"}
 
 

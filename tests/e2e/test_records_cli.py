@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.record_store import MIGRATIONS, RecordStore, store_path
+from studio.core.records.store import MIGRATIONS, RecordStore, store_path
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import HookRef, turn_error
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-BUNDLED = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
+from tests.support.paths import BUNDLED_WORKSPACE as BUNDLED
 
 
 def studio(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

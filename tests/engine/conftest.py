@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.engine.process_control import children_of
 from studio.engine.runner import Runner
 

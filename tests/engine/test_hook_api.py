@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from studio.core.canonical_json import value_hash
-from studio.core.step_run import decide_step
-from studio.core.step_sample import StepSample, parse_step_sample, step_worker_payload
+from studio.core.json.canonical import value_hash
+from studio.core.step.decision import decide_step
+from studio.core.step.sample import StepSample, parse_step_sample, step_worker_payload
 from studio.engine.hook_api import (
     PreparationError,
     ResourceReadError,
@@ -24,7 +24,7 @@ from studio.engine.hook_api import (
     handle_identity,
     step_context_for_worker,
 )
-from tests.core.test_step_samples import baseline_json
+from tests.support.step_samples import baseline_json
 
 DECLARED = [
     {"identity": "working-state:control", "value": {"escalated": False, "tags": ["a"]}},

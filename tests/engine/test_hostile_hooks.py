@@ -15,7 +15,7 @@ import pytest
 from studio.engine.fork_server import SPARES
 from tests.engine.conftest import REQUEST, LiveRunner, live_descendants
 
-HOSTILE = Path(__file__).with_name("hostile_hooks.py")
+HOSTILE = Path(__file__).parents[1] / "support" / "hostile_hooks.py"
 
 
 @pytest.fixture

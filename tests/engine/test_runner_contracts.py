@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-from studio.core.pre_llm_decision import request_hash
+from studio.core.pre_llm.decision_record import request_hash
 from tests.engine.conftest import REQUEST, LiveRunner, make_workspace, write_json
-
-SAMPLES = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
+from tests.support.paths import BUNDLED_WORKSPACE as SAMPLES
 
 
 def hook_file(workspace, name: str, text: str) -> None:
@@ -216,7 +214,7 @@ class TestNestedLambda:
 def sample_workspace(tmp_path):
     target = tmp_path / "sample"
     shutil.copytree(SAMPLES, target, ignore=shutil.ignore_patterns(".hookstudio"))
-    from studio.core.workspace import Workspace
+    from studio.core.workspace.folder import Workspace
 
     live = LiveRunner(Workspace.open(target))
     yield live

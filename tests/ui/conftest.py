@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.engine.conftest import live_descendants
-
-BUNDLED = Path(__file__).resolve().parents[2] / "resources" / "sample-workspace"
+from tests.support.paths import BUNDLED_WORKSPACE as BUNDLED
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QTableView
 
 from studio.core.app_settings import AppSettings
-from studio.core.hook_targets import TargetKind, TargetRow
+from studio.core.pre_llm.targets import TargetKind, TargetRow
 from studio.ui.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 20_000

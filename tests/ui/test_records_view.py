@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from studio.core.record_store import RecordStore, RecordSummary
+from studio.core.records.store import RecordStore, RecordSummary
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import Frame, HookRef, turn_error
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_compare import RecordCompare
 from studio.ui.record_detail import FRAME_ROLE, RecordDetail

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from studio.core.run_outcome import RunOutcome
-from studio.core.workspace import Workspace
+from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
 from studio.ui.engine_bridge import RunTicket
 from studio.ui.result_inspection_view import EFFECTIVE_TITLE

@@ -14,10 +14,10 @@ from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from studio.core.chain_run import ChainSample, parse_chain_sample
-from studio.core.pre_llm_request import validate_request
-from studio.core.step_sample import StepSample, parse_step_sample
-from studio.core.workspace import Workspace
+from studio.core.chain.run import ChainSample, parse_chain_sample
+from studio.core.pre_llm.request import validate_request
+from studio.core.step.sample import StepSample, parse_step_sample
+from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.sample_editor import (
     TEMPLATES,

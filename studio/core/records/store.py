@@ -1,0 +1,728 @@
+"""The record store: every run of a hook, kept in a SQLite database inside the workspace.
+
+``<workspace>/.hookstudio/records.sqlite3``, in WAL mode, holds two tables kept apart:
+
+- ``decisions``: the content-free decision record of each run (who ran, on what, how it ended,
+  the inspection record, the effective change, warnings, the chain timeline, and a copy of the
+  turn error without its message, stderr tail, details or traceback code lines). Rows are never
+  removed by the studio.
+- ``payloads``: what the run carried (the input, the result, stdout, stderr, the full turn error,
+  the values each chain hook returned and printed). The user may clear them; the decision rows
+  survive, and the space the payloads took is reused by later runs (no VACUUM).
+
+The schema version is ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as ours.
+``MIGRATIONS`` is the ordered list of schema steps: migration *i* (0-based) takes the schema from
+version *i* to *i + 1*. To add version 2, append a function; pending migrations run in one
+transaction when a store is opened. A migration must use ``connection.execute`` only
+(``executescript`` would commit in the middle of the upgrade).
+
+A file that is not a SQLite database, a SQLite database that is not a record store, or a store
+with a newer schema version than this code knows is refused with a ``RecordStoreError`` naming
+the file; the studio never deletes or overwrites such a file.
+
+Two processes may write the same store (the CLI while the GUI is open): writes take the write
+lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from studio.core.json.pieces import dumps_in_pieces
+from studio.core.run_outcome import RunOutcome, Status
+from studio.core.turn_error import KIND_TITLES, Contract, TurnError
+
+STORE_FOLDER = ".hookstudio"
+STORE_FILE = "records.sqlite3"
+# "HkSt": written to the database header so that a foreign SQLite file is never taken for ours.
+APPLICATION_ID = 0x486B5374
+DEFAULT_BUSY_TIMEOUT_S = 10.0
+PAGE_SIZE = 16384
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+class RecordStoreError(Exception):
+    """The record store cannot be opened, read or written; the message names the file."""
+
+
+def store_path(workspace: str | Path) -> Path:
+    """Where the record store of ``workspace`` lives (it may not exist yet)."""
+    return Path(workspace) / STORE_FOLDER / STORE_FILE
+
+
+# --- schema ------------------------------------------------------------------------------------
+
+
+def _v1_initial(connection: sqlite3.Connection) -> None:
+    connection.execute(
+        """
+        CREATE TABLE decisions (
+            seq INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL UNIQUE,
+            started_at REAL NOT NULL,
+            contract TEXT NOT NULL,
+            status TEXT NOT NULL,
+            error_kind TEXT,
+            hook_source TEXT,
+            hook_function TEXT,
+            loop TEXT,
+            sample TEXT,
+            duration_ms REAL NOT NULL,
+            hook TEXT,
+            inspection TEXT NOT NULL,
+            effective TEXT,
+            turn_error TEXT,
+            warnings TEXT NOT NULL,
+            chain TEXT NOT NULL,
+            stdout_truncated INTEGER NOT NULL DEFAULT 0,
+            stderr_truncated INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    connection.execute("CREATE INDEX decisions_newest ON decisions (started_at DESC, seq DESC)")
+    connection.execute(
+        """
+        CREATE TABLE payloads (
+            seq INTEGER PRIMARY KEY REFERENCES decisions (seq) ON DELETE CASCADE,
+            payload TEXT NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_SUMMARY_COLUMNS = (
+    "run_id",
+    "started_at",
+    "contract",
+    "status",
+    "error_kind",
+    "hook_source",
+    "hook_function",
+    "loop",
+    "sample",
+    "duration_ms",
+)
+# The columns a free-text filter looks in: every summary column that holds text.
+_TEXT_COLUMNS = tuple(c for c in _SUMMARY_COLUMNS if c not in ("started_at", "duration_ms"))
+_DECISION_JSON_COLUMNS = ("hook", "inspection", "effective", "turn_error", "warnings", "chain")
+_SUMMARY_SELECT = ", ".join(f"d.{c}" for c in _SUMMARY_COLUMNS)
+_DECISION_SELECT = ", ".join(
+    f"d.{c}" for c in (*_DECISION_JSON_COLUMNS, "stdout_truncated", "stderr_truncated")
+)
+_HAS_PAYLOAD = "EXISTS (SELECT 1 FROM payloads p WHERE p.seq = d.seq)"
+
+
+# --- what is stored ----------------------------------------------------------------------------
+
+
+class RecordSummary(BaseModel):
+    """One row of the record list: the decision columns, and whether the payload is still kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    started_at: float
+    contract: Contract
+    status: Status
+    error_kind: str | None = None
+    hook_source: str | None = None
+    hook_function: str | None = None
+    loop: str | None = None
+    sample: str | None = None
+    duration_ms: float = 0.0
+    has_payload: bool = True
+
+    @property
+    def hook_label(self) -> str | None:
+        """``source:function``, or ``None`` for a run without a hook (a chain)."""
+        if self.hook_source is None:
+            return None
+        return (
+            f"{self.hook_source}:{self.hook_function}" if self.hook_function else self.hook_source
+        )
+
+    @property
+    def status_label(self) -> str:
+        """``ok``, ``not_applied``, or ``turn_error/<kind>``."""
+        return f"{self.status}/{self.error_kind}" if self.error_kind else self.status
+
+
+class StoredRecord(BaseModel):
+    """A stored run: its summary, its content-free decision record, its payload (``None`` once
+    cleared)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    summary: RecordSummary
+    decision: dict[str, Any]
+    payload: dict[str, Any] | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.summary.run_id
+
+    def to_json(self) -> dict[str, Any]:
+        """The export shape: the decision record, with ``payload`` (``null`` once cleared)."""
+        return {**self.decision, "payload": self.payload}
+
+    def outcome(self) -> RunOutcome:
+        """The run as a ``RunOutcome`` again.
+
+        With the payload, this is the outcome that was stored. Without it, the content is gone:
+        input and result are ``None``, output is empty, chain values are ``None``, and the turn
+        error's message is its kind's title, with no stderr tail and no traceback code.
+        """
+        decision = self.decision
+        payload = self.payload
+        chain = []
+        for index, step in enumerate(decision.get("chain") or []):
+            values = (payload or {}).get("chain") or []
+            kept = values[index] if index < len(values) else {}
+            chain.append({**step, **kept})
+        if payload is not None and payload.get("turn_error") is not None:
+            error = payload["turn_error"]
+        elif decision.get("turn_error") is not None:
+            error = {
+                **decision["turn_error"],
+                "message": KIND_TITLES.get(decision["turn_error"]["kind"], "Turn error"),
+            }
+        else:
+            error = None
+        fields: dict[str, Any] = {
+            key: decision.get(key)
+            for key in (
+                "run_id",
+                "started_at",
+                "contract",
+                "status",
+                "sample",
+                "loop",
+                "hook",
+                "duration_ms",
+                "effective",
+            )
+        }
+        fields.update(
+            inspection=decision.get("inspection") or {},
+            warnings=decision.get("warnings") or [],
+            stdout_truncated=bool(decision.get("stdout_truncated")),
+            stderr_truncated=bool(decision.get("stderr_truncated")),
+            turn_error=error,
+            chain=chain,
+        )
+        if payload is not None:
+            fields.update(
+                input=payload.get("input"),
+                result=payload.get("result"),
+                rejected=payload.get("rejected"),
+                stdout=payload.get("stdout") or "",
+                stderr=payload.get("stderr") or "",
+            )
+        return RunOutcome.model_validate(fields)
+
+
+def content_free_turn_error(error: TurnError) -> dict[str, Any]:
+    """The turn error without anything the run carried: no message, stderr tail, details or
+    traceback code lines; the kind, reason, path, hook, loop, exit, duration and frames stay."""
+    return {
+        "label": error.label,
+        "kind": error.kind,
+        "reason": error.reason,
+        "path": error.path,
+        "hook": error.hook.model_dump(mode="json") if error.hook else None,
+        "loop": error.loop,
+        "duration_ms": error.duration_ms,
+        "exit": error.exit.model_dump(mode="json") if error.exit else None,
+        "traceback": [
+            {"file": frame.file, "line": frame.line, "function": frame.function}
+            for frame in error.traceback
+        ],
+    }
+
+
+_CHAIN_PAYLOAD_FIELDS = {"returned", "stdout", "stderr"}
+
+
+def decision_record(outcome: RunOutcome) -> dict[str, Any]:
+    """The content-free decision record of ``outcome``, as stored and exported."""
+    return {
+        "run_id": outcome.run_id,
+        "started_at": outcome.started_at,
+        "contract": outcome.contract,
+        "status": outcome.status,
+        "error_kind": outcome.turn_error.kind if outcome.turn_error else None,
+        "sample": outcome.sample,
+        "loop": outcome.loop,
+        "hook": outcome.hook.model_dump(mode="json") if outcome.hook else None,
+        "duration_ms": outcome.duration_ms,
+        "inspection": _plain(outcome.inspection),
+        "effective": _plain(outcome.effective),
+        "turn_error": content_free_turn_error(outcome.turn_error) if outcome.turn_error else None,
+        "warnings": _plain(outcome.warnings),
+        "chain": [
+            step.model_dump(mode="json", exclude=_CHAIN_PAYLOAD_FIELDS) for step in outcome.chain
+        ],
+        "stdout_truncated": outcome.stdout_truncated,
+        "stderr_truncated": outcome.stderr_truncated,
+    }
+
+
+def payload_record(outcome: RunOutcome) -> dict[str, Any]:
+    """What ``outcome`` carried: the part of a record the user may clear."""
+    return {
+        "input": outcome.input,
+        "result": outcome.result,
+        "rejected": outcome.rejected,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "turn_error": outcome.turn_error,
+        "chain": [
+            {"returned": step.returned, "stdout": step.stdout, "stderr": step.stderr}
+            for step in outcome.chain
+        ],
+    }
+
+
+def _dumps(value: Any, in_pieces: bool = False) -> str:
+    """Standard JSON (NaN and infinities become null; unknown objects their ``str``), fast;
+    ``in_pieces`` writes a large value a member at a time (see studio.core.json.pieces)."""
+    if in_pieces:
+        return dumps_in_pieces(value, depth=4, leaf=_dumps)
+    return pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
+
+
+def _plain(value: Any) -> Any:
+    return None if value is None else json.loads(_dumps(value))
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+
+class RecordStore:
+    """The records of one workspace. Thread-safe; several processes may write the same file."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = True,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> None:
+        self.path = Path(path)
+        self.write_in_pieces = False
+        self._lock = threading.RLock()
+        self._migrations = tuple(migrations)
+        if not create and not self.path.exists():
+            raise RecordStoreError(f"{self.path}: no record store here")
+        if self.path.exists() and not self.path.is_file():
+            raise RecordStoreError(f"{self.path}: is not a file")
+        uri = self.path.resolve().as_uri()
+        try:
+            self._db = sqlite3.connect(
+                f"{uri}?mode={'rwc' if create else 'rw'}",
+                uri=True,
+                timeout=busy_timeout_s,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise RecordStoreError(f"{self.path}: cannot open the record store ({exc})") from None
+        self._closed = False
+        try:
+            self._prepare()
+        except BaseException:
+            self._db.close()
+            self._closed = True
+            raise
+
+    @classmethod
+    def open(cls, workspace: str | Path, **options: Any) -> RecordStore:
+        """The store of ``workspace``, creating ``.hookstudio/`` and the database if needed."""
+        workspace = Path(workspace)
+        if not workspace.is_dir():
+            raise RecordStoreError(f"{workspace}: no such workspace folder")
+        path = store_path(workspace)
+        try:
+            path.parent.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise RecordStoreError(
+                f"{path.parent}: cannot create the record folder ({exc.strerror or exc})"
+            ) from None
+        return cls(path, **options)
+
+    # lifecycle
+
+    def __enter__(self) -> RecordStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
+
+    @property
+    def schema_version(self) -> int:
+        with self._reading() as db:
+            return db.execute("PRAGMA user_version").fetchone()[0]
+
+    # opening: check that the file is ours, then switch to WAL and migrate
+
+    def _prepare(self) -> None:
+        db = self._db
+        try:
+            # Reads only: nothing is written until the file is known to be ours (or empty).
+            application_id = db.execute("PRAGMA application_id").fetchone()[0]
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            objects = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.OperationalError as exc:  # locked, unreadable, out of memory...
+            raise RecordStoreError(f"{self.path}: cannot open the record store ({exc})") from None
+        except sqlite3.DatabaseError as exc:  # not a database, malformed
+            raise RecordStoreError(
+                f"{self.path}: cannot be used as a record store: the file is not a SQLite "
+                f"database, or it is damaged ({exc}); it was left untouched"
+            ) from None
+        fresh = application_id == 0 and version == 0 and objects == 0
+        if application_id != APPLICATION_ID and not fresh:
+            raise RecordStoreError(
+                f"{self.path}: not a Hook Studio record store: a SQLite database of another "
+                f"application (application id {application_id}, {objects} schema objects); "
+                "it was left untouched"
+            )
+        self._refuse_newer(version)
+        try:
+            if fresh:
+                # Large payloads span fewer overflow pages (a no-op once the file has content).
+                db.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.DatabaseError as exc:
+            raise RecordStoreError(f"{self.path}: cannot open the record store ({exc})") from None
+        if version < len(self._migrations):
+            self._migrate()
+
+    def _refuse_newer(self, version: int) -> None:
+        if version > len(self._migrations):
+            raise RecordStoreError(
+                f"{self.path}: the record store has schema version {version}, newer than the "
+                f"{len(self._migrations)} this Hook Studio knows; open it with a newer Hook "
+                "Studio (the file was left untouched)"
+            )
+
+    def _migrate(self) -> None:
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise RecordStoreError(
+                f"{self.path}: cannot upgrade the record store ({exc})"
+            ) from None
+        start = None
+        try:
+            # Another process may have upgraded the store while this one waited for the lock.
+            start = db.execute("PRAGMA user_version").fetchone()[0]
+            self._refuse_newer(start)
+            for version in range(start, len(self._migrations)):
+                self._migrations[version](db)
+                db.execute(f"PRAGMA user_version = {version + 1:d}")
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+            db.execute("COMMIT")
+        except BaseException as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            if isinstance(exc, RecordStoreError | KeyboardInterrupt | SystemExit):
+                raise
+            raise RecordStoreError(
+                f"{self.path}: could not upgrade the record store from schema version {start} to "
+                f"{len(self._migrations)} ({type(exc).__name__}: {exc}); nothing was changed"
+            ) from exc
+
+    # access helpers
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._closed:
+                raise RecordStoreError(f"{self.path}: the record store is closed")
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                raise RecordStoreError(f"{self.path}: cannot read the records ({exc})") from None
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._closed:
+                raise RecordStoreError(f"{self.path}: the record store is closed")
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                yield db
+                db.execute("COMMIT")
+            except BaseException as exc:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise RecordStoreError(
+                        f"{self.path}: cannot write the records ({exc})"
+                    ) from None
+                raise
+
+    # writing
+
+    def add(self, outcome: RunOutcome) -> None:
+        """Store ``outcome``: its decision record and its payload, in one transaction."""
+        decision = decision_record(outcome)
+        hook = outcome.hook
+        row = (
+            outcome.run_id,
+            outcome.started_at,
+            outcome.contract,
+            outcome.status,
+            decision["error_kind"],
+            hook.source if hook else None,
+            hook.function if hook else None,
+            outcome.loop,
+            outcome.sample,
+            outcome.duration_ms,
+            _dumps(decision["hook"]) if hook else None,
+            _dumps(decision["inspection"]),
+            None if outcome.effective is None else _dumps(decision["effective"]),
+            None if outcome.turn_error is None else _dumps(decision["turn_error"]),
+            _dumps(decision["warnings"]),
+            _dumps(decision["chain"]),
+            int(outcome.stdout_truncated),
+            int(outcome.stderr_truncated),
+        )
+        payload = _dumps(payload_record(outcome), self.write_in_pieces)
+        with self._writing() as db:
+            if db.execute("SELECT 1 FROM decisions WHERE run_id = ?", (outcome.run_id,)).fetchone():
+                raise RecordStoreError(f"{self.path}: run {outcome.run_id} is already stored")
+            seq = db.execute(
+                "INSERT INTO decisions (run_id, started_at, contract, status, error_kind, "
+                "hook_source, hook_function, loop, sample, duration_ms, hook, inspection, "
+                "effective, turn_error, warnings, chain, stdout_truncated, stderr_truncated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            ).lastrowid
+            db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
+
+    def clear_payloads(self, run_ids: Iterable[str] | None = None) -> int:
+        """Forget the payloads of ``run_ids`` (all when ``None``); the decision rows stay.
+
+        Returns how many payloads were cleared. The cleared content is overwritten in the file
+        (secure delete) and its pages are reused by later runs; the file does not shrink.
+        """
+        with self._lock:
+            if self._closed:
+                raise RecordStoreError(f"{self.path}: the record store is closed")
+            try:
+                try:
+                    self._db.execute("PRAGMA secure_delete = ON")  # zero what is deleted
+                except sqlite3.Error as exc:
+                    raise RecordStoreError(f"{self.path}: cannot clear payloads ({exc})") from None
+                with self._writing() as db:
+                    if run_ids is None:
+                        cleared = db.execute("DELETE FROM payloads").rowcount
+                    else:
+                        cleared = db.execute(
+                            "DELETE FROM payloads WHERE seq IN (SELECT seq FROM decisions "
+                            "WHERE run_id IN (SELECT value FROM json_each(?)))",
+                            (json.dumps(list(run_ids)),),
+                        ).rowcount
+            finally:
+                with suppress(sqlite3.Error):
+                    self._db.execute("PRAGMA secure_delete = OFF")
+            if cleared:
+                # Best effort: move the zeroed pages into the database and empty the WAL, so
+                # the cleared content does not linger there either. Another reader may prevent
+                # it; the WAL is then reset by a later checkpoint.
+                with suppress(sqlite3.Error):
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return cleared
+
+    # reading
+
+    def count(self) -> int:
+        """How many runs are stored (with or without payload)."""
+        with self._reading() as db:
+            return db.execute("SELECT count(*) FROM decisions").fetchone()[0]
+
+    def payload_count(self) -> int:
+        """How many runs still have their payload."""
+        with self._reading() as db:
+            return db.execute("SELECT count(*) FROM payloads").fetchone()[0]
+
+    def list(
+        self,
+        limit: int | None = None,
+        *,
+        contract: str | None = None,
+        status: str | None = None,
+        hook: str | None = None,
+        loop: str | None = None,
+        sample: str | None = None,
+        kind: str | None = None,
+        text: str | None = None,
+    ) -> list[RecordSummary]:
+        """The stored runs, newest first, at most ``limit``.
+
+        Each filter given must match: ``contract``, ``status``, ``loop``, ``sample`` and the turn
+        error ``kind`` exactly; ``hook`` is the source (``lib/policy.py``) or
+        ``source:function``; ``text`` is a case-insensitive substring of the run id, contract,
+        status, kind, hook source or function, loop or sample.
+        """
+        where: list[str] = []
+        params: list[Any] = []
+        for column, value in (
+            ("contract", contract),
+            ("status", status),
+            ("loop", loop),
+            ("sample", sample),
+            ("error_kind", kind),
+        ):
+            if value is not None:
+                where.append(f"d.{column} = ?")
+                params.append(value)
+        if hook is not None:
+            where.append("(d.hook_source = ? OR d.hook_source || ':' || d.hook_function = ?)")
+            params += [hook, hook]
+        if text:
+            pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            searched = _TEXT_COLUMNS
+            where.append("(" + " OR ".join(f"d.{c} LIKE ? ESCAPE '\\'" for c in searched) + ")")
+            params += [pattern] * len(searched)
+        sql = f"SELECT {_SUMMARY_SELECT}, {_HAS_PAYLOAD} FROM decisions d"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY d.started_at DESC, d.seq DESC LIMIT ?"
+        params.append(-1 if limit is None else max(limit, 0))
+        with self._reading() as db:
+            rows = db.execute(sql, params).fetchall()
+        return [self._summary(row) for row in rows]
+
+    def get(self, run_id: str) -> StoredRecord | None:
+        """The stored run ``run_id``, or ``None`` when there is none."""
+        with self._reading() as db:
+            row = db.execute(
+                f"SELECT {_SUMMARY_SELECT}, p.payload IS NOT NULL, {_DECISION_SELECT}, p.payload "
+                "FROM decisions d LEFT JOIN payloads p ON p.seq = d.seq WHERE d.run_id = ?",
+                (run_id,),
+            ).fetchone()
+        return None if row is None else self._record(row)
+
+    def export_jsonl(self, run_ids: Iterable[str] | None, stream: IO[str]) -> int:
+        """Write one JSON object per line for each of ``run_ids`` that is stored (in that order;
+        all runs newest first when ``None``): the decision record and ``payload`` (``null`` once
+        cleared). Returns the number of lines written."""
+        ids = [s.run_id for s in self.list()] if run_ids is None else list(run_ids)
+        written = 0
+        for run_id in ids:
+            record = self.get(run_id)
+            if record is None:
+                continue
+            stream.write(json.dumps(record.to_json(), allow_nan=False) + "\n")
+            written += 1
+        return written
+
+    # rows to models
+
+    def _summary(self, row: Sequence[Any]) -> RecordSummary:
+        try:
+            return RecordSummary(
+                **dict(zip(_SUMMARY_COLUMNS, row[: len(_SUMMARY_COLUMNS)], strict=True)),
+                has_payload=bool(row[len(_SUMMARY_COLUMNS)]),
+            )
+        except ValidationError as exc:
+            raise RecordStoreError(f"{self.path}: a stored record is malformed ({exc})") from None
+
+    def _record(self, row: Sequence[Any]) -> StoredRecord:
+        summary = self._summary(row)
+        rest = row[len(_SUMMARY_COLUMNS) + 1 :]
+        try:
+            values = [_loads(text) for text in rest[: len(_DECISION_JSON_COLUMNS)]]
+            payload = _loads(rest[-1])
+        except ValueError as exc:
+            raise RecordStoreError(
+                f"{self.path}: the record of run {summary.run_id} is malformed ({exc})"
+            ) from None
+        columns = dict(zip(_DECISION_JSON_COLUMNS, values, strict=True))
+        decision = {
+            "run_id": summary.run_id,
+            "started_at": summary.started_at,
+            "contract": summary.contract,
+            "status": summary.status,
+            "error_kind": summary.error_kind,
+            "sample": summary.sample,
+            "loop": summary.loop,
+            "hook": columns["hook"],
+            "duration_ms": summary.duration_ms,
+            "inspection": columns["inspection"],
+            "effective": columns["effective"],
+            "turn_error": columns["turn_error"],
+            "warnings": columns["warnings"],
+            "chain": columns["chain"],
+            "stdout_truncated": bool(rest[len(_DECISION_JSON_COLUMNS)]),
+            "stderr_truncated": bool(rest[len(_DECISION_JSON_COLUMNS) + 1]),
+        }
+        return StoredRecord(summary=summary, decision=decision, payload=payload)
+
+
+# --- presentation ------------------------------------------------------------------------------
+
+TABLE_HEADERS = ("time", "contract", "hook", "loop", "sample", "status", "duration ms")
+
+
+def _cell(value: str | None) -> str:
+    if not value:
+        return "-"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in value)
+
+
+def format_records_table(records: Sequence[RecordSummary]) -> list[str]:
+    """The records as aligned text lines, a header first: the local start time to the second,
+    the contract, hook, loop, sample, ``status`` or ``turn_error/<kind>``, and the duration."""
+    rows = [TABLE_HEADERS] + [
+        (
+            datetime.fromtimestamp(r.started_at).isoformat(timespec="seconds"),
+            r.contract,
+            _cell(r.hook_label),
+            _cell(r.loop),
+            _cell(r.sample),
+            _cell(r.status_label),
+            f"{r.duration_ms:.1f}",
+        )
+        for r in records
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(TABLE_HEADERS))]
+    return [
+        "  ".join(
+            [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=False)]
+            + [row[-1].rjust(widths[-1])]
+        )
+        for row in rows
+    ]

@@ -1,0 +1,381 @@
+"""The baseline a step-preparation hook amends (spec/crux.md §7), parsed with every finding.
+
+A baseline is the JSON stand-in for the reference library's resolved graph: top-level contributors
+(each with an id, a kind, a protected flag, the tools it owns and its nested children), the tools
+the definition itself declares, the active tools, the model and the input budget.
+
+``tools`` names only the tools the definition declares itself; tools owned by a contributor are
+listed on that contributor, so removing the contributor takes its tools out of the graph. As in the
+reference, where merging two owners of one tool name fails prompt resolution, a tool name may have
+only one owner in the whole graph.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any, Final, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from studio.core.findings import Finding, PathPart, dotted
+from studio.core.json.values import JsonProblem, is_safe_integer, type_name
+from studio.core.json.values import json_problem as first_json_problem
+
+ContributorKind = Literal[
+    "context", "memory", "history", "history-recent", "work-policy", "droppable"
+]
+CONTRIBUTOR_KINDS: Final[tuple[str, ...]] = get_args(ContributorKind)
+# The kinds that own the transcript or history; preparation may neither add nor remove them.
+TRANSCRIPT_KINDS: Final[frozenset[str]] = frozenset({"memory", "history", "history-recent"})
+
+# A hook's value crosses a process boundary as JSON; Python's own JSON codec gives up near 1000
+# levels, so anything deeper could never have arrived and is treated as unreadable.
+MAX_JSON_DEPTH: Final = 500
+# Shared sub-objects make a small Python value expand without bound when walked as JSON.
+MAX_JSON_NODES: Final = 1_000_000
+MAX_CONTRIBUTOR_DEPTH: Final = 64
+
+BASELINE_RULE: Final = "baseline"
+
+_CONTRIBUTOR_KEYS: Final = ("id", "kind", "protected", "tools", "children")
+_BASELINE_KEYS: Final = ("contributors", "tools", "activeTools", "model", "inputBudget")
+_BUDGET_KEYS: Final = ("optimizeAt", "max")
+
+
+class Contributor(BaseModel):
+    """One contributor of the graph; a plain string in JSON is shorthand for ``{"id": ...}``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    kind: ContributorKind = "context"
+    protected: bool = False
+    tools: tuple[str, ...] = ()
+    children: tuple[Contributor, ...] = ()
+
+    def descendants(self) -> Iterator[Contributor]:
+        """Every nested member, depth first, in declaration order."""
+        stack = list(reversed(self.children))
+        while stack:
+            child = stack.pop()
+            yield child
+            stack.extend(reversed(child.children))
+
+    def owned_tools(self) -> Iterator[tuple[str, Contributor]]:
+        """Each tool name this contributor brings into the graph, with the member that owns it."""
+        for member in (self, *self.descendants()):
+            for name in member.tools:
+                yield name, member
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "protected": self.protected,
+            "tools": list(self.tools),
+            "children": [child.to_json() for child in self.children],
+        }
+
+
+class InputBudget(BaseModel):
+    """Per-call input pressure; each limit is a positive safe integer and optimizeAt <= max."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    optimize_at: int | None = Field(default=None, alias="optimizeAt")
+    max: int | None = None
+
+    def to_json(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        if self.optimize_at is not None:
+            out["optimizeAt"] = self.optimize_at
+        if self.max is not None:
+            out["max"] = self.max
+        return out
+
+
+class StepBaseline(BaseModel):
+    """What a provider call would use if the hook returned nothing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    contributors: tuple[Contributor, ...]
+    tools: tuple[str, ...]
+    active_tools: tuple[str, ...] | None = Field(default=None, alias="activeTools")
+    model: Any = None
+    input_budget: InputBudget | None = Field(default=None, alias="inputBudget")
+
+    def graph_tools(self) -> list[str]:
+        """The tool names of the resolved baseline graph: declared ones, then contributors'."""
+        names = list(self.tools)
+        for contributor in self.contributors:
+            names.extend(name for name, _ in contributor.owned_tools())
+        return names
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "contributors": [c.to_json() for c in self.contributors],
+            "tools": list(self.tools),
+        }
+        if self.active_tools is not None:
+            out["activeTools"] = list(self.active_tools)
+        out["model"] = self.model
+        if self.input_budget is not None:
+            out["inputBudget"] = self.input_budget.to_json()
+        return out
+
+
+def json_problem(value: Any) -> JsonProblem | None:
+    """Where ``value`` stops being plain JSON as the reference reads a hook's value, and how (a
+    phrase after the path's name); ``None`` when all of it is JSON. Never recurses."""
+    return first_json_problem(
+        value,
+        exact_types=False,
+        large_ints="unwritable",
+        max_depth=MAX_JSON_DEPTH,
+        max_nodes=MAX_JSON_NODES,
+    )
+
+
+def parse_baseline(value: Any, at: tuple[PathPart, ...] = ()) -> StepBaseline | list[Finding]:
+    """The baseline, or every finding that stops it being one (paths start at ``at``).
+
+    Never raises: any Python value gets an answer.
+    """
+    findings: list[Finding] = []
+    if not isinstance(value, dict):
+        return [_finding(at, f"the baseline must be an object, got {type_name(value)}")]
+    for key in value:
+        if key not in _BASELINE_KEYS:
+            findings.append(_finding((*at, key), f"unknown baseline field {key!r}"))
+    for key in ("contributors", "tools", "model"):
+        if key not in value:
+            findings.append(_finding((*at, key), f"the baseline field {key!r} is required"))
+
+    contributors: list[Contributor] = []
+    raw_contributors = value.get("contributors", [])
+    if isinstance(raw_contributors, list):
+        for i, raw in enumerate(raw_contributors):
+            parsed, problems = parse_contributor(raw, (*at, "contributors", i))
+            findings.extend(problems)
+            if parsed is not None:
+                contributors.append(parsed)
+    else:
+        findings.append(_finding((*at, "contributors"), _must("an array", at, raw_contributors)))
+
+    tools = _names(value.get("tools", []), (*at, "tools"), findings, unique=True)
+    active_tools = None
+    if value.get("activeTools") is not None:
+        active_tools = _names(value["activeTools"], (*at, "activeTools"), findings, unique=False)
+
+    model = value.get("model")
+    problem = json_problem(model)
+    if problem is not None:
+        where, what = problem
+        path = (*at, "model", *where)
+        findings.append(_finding(path, f"the model must be JSON, but {_name(path)} {what}"))
+
+    budget = None
+    if value.get("inputBudget") is not None:
+        budget = parse_input_budget(value["inputBudget"], (*at, "inputBudget"), findings)
+
+    findings.extend(_tool_owner_findings(tools, contributors, at))
+    if findings:
+        return findings
+    return StepBaseline(
+        contributors=tuple(contributors),
+        tools=tuple(tools),
+        active_tools=None if active_tools is None else tuple(active_tools),
+        model=model,
+        input_budget=budget,
+    )
+
+
+def parse_contributor(
+    value: Any, path: tuple[PathPart, ...], depth: int = 0
+) -> tuple[Contributor | None, list[Finding]]:
+    """One contributor (a string id, or an object) with the findings that stop it parsing."""
+    if isinstance(value, str):
+        if not value:
+            return None, [_finding(path, f"{_name(path)} must be a non-empty contributor id")]
+        return Contributor(id=value), []
+    if not isinstance(value, dict):
+        return None, [
+            _finding(
+                path,
+                f"{_name(path)} must be a contributor id or an object with an 'id', "
+                f"got {type_name(value)}",
+            )
+        ]
+    findings: list[Finding] = []
+    for key in value:
+        if key not in _CONTRIBUTOR_KEYS:
+            findings.append(_finding((*path, key), f"unknown contributor field {key!r}"))
+    raw_id = value.get("id")
+    if not isinstance(raw_id, str) or not raw_id:
+        findings.append(_finding((*path, "id"), _must("a non-empty string", (*path, "id"), raw_id)))
+    kind = value.get("kind", "context")
+    if kind not in CONTRIBUTOR_KINDS:
+        findings.append(
+            _finding(
+                (*path, "kind"),
+                f"{_name((*path, 'kind'))} must be one of {', '.join(CONTRIBUTOR_KINDS)}, "
+                f"got {shown_value(kind)}",
+            )
+        )
+    protected = value.get("protected", False)
+    if not isinstance(protected, bool):
+        findings.append(
+            _finding((*path, "protected"), _must("true or false", (*path, "protected"), protected))
+        )
+    tools = _names(value.get("tools", []), (*path, "tools"), findings, unique=True)
+    children: list[Contributor] = []
+    raw_children = value.get("children", [])
+    if not isinstance(raw_children, list):
+        findings.append(
+            _finding((*path, "children"), _must("an array", (*path, "children"), raw_children))
+        )
+    elif raw_children and depth >= MAX_CONTRIBUTOR_DEPTH:
+        findings.append(
+            _finding(
+                (*path, "children"),
+                f"contributors may be nested at most {MAX_CONTRIBUTOR_DEPTH} levels deep",
+            )
+        )
+    else:
+        for i, raw in enumerate(raw_children):
+            child, problems = parse_contributor(raw, (*path, "children", i), depth + 1)
+            findings.extend(problems)
+            if child is not None:
+                children.append(child)
+    if findings:
+        return None, findings
+    return (
+        Contributor(
+            id=raw_id,
+            kind=kind,
+            protected=protected,
+            tools=tuple(tools),
+            children=tuple(children),
+        ),
+        [],
+    )
+
+
+def parse_input_budget(
+    value: Any, path: tuple[PathPart, ...], findings: list[Finding]
+) -> InputBudget | None:
+    """A baseline input budget, adding to ``findings`` what the reference would reject."""
+    if not isinstance(value, dict):
+        findings.append(_finding(path, _must("an object", path, value)))
+        return None
+    start = len(findings)
+    for key in value:
+        if key not in _BUDGET_KEYS:
+            findings.append(_finding((*path, key), f"unknown input budget field {key!r}"))
+    limits: dict[str, int] = {}
+    for key in _BUDGET_KEYS:
+        if key in value:
+            problem = budget_limit_problem(value[key], _name((*path, key)))
+            if problem:
+                findings.append(_finding((*path, key), problem))
+            else:
+                limits[key] = int(value[key])
+    problem = budget_order_problem(limits.get("optimizeAt"), limits.get("max"), _name(path))
+    if problem:
+        findings.append(_finding((*path, "optimizeAt"), problem))
+    if len(findings) > start:
+        return None
+    return InputBudget(optimize_at=limits.get("optimizeAt"), max=limits.get("max"))
+
+
+def budget_limit_problem(value: Any, name: str) -> str | None:
+    """Why a budget limit is not a positive safe integer (1 to 2**53 - 1), if it is not."""
+    if is_safe_integer(value) and value > 0:
+        return None
+    return f"{name} must be a positive safe integer (1 to 2^53-1), got {shown_value(value)}"
+
+
+def budget_order_problem(optimize_at: int | None, max_: int | None, name: str) -> str | None:
+    if optimize_at is None or max_ is None or optimize_at <= max_:
+        return None
+    return f"{name}.optimizeAt ({optimize_at}) must not exceed {name}.max ({max_})"
+
+
+def _tool_owner_findings(
+    declared: list[str], contributors: list[Contributor], at: tuple[PathPart, ...]
+) -> list[Finding]:
+    owners: dict[str, str] = {name: "the baseline's tools" for name in declared}
+    findings: list[Finding] = []
+    for i, contributor in enumerate(contributors):
+        for name, member, path in owned_tool_paths(contributor, (*at, "contributors", i)):
+            if name in owners:
+                findings.append(
+                    _finding(
+                        path,
+                        f"tool {name!r} of contributor {member.id!r} is already provided by "
+                        f"{owners[name]}: a tool name may have only one owner in the graph",
+                    )
+                )
+            else:
+                owners[name] = f"contributor {member.id!r}"
+    return findings
+
+
+def owned_tool_paths(
+    contributor: Contributor, path: tuple[PathPart, ...]
+) -> Iterator[tuple[str, Contributor, tuple[PathPart, ...]]]:
+    """Each tool the contributor brings, with its owner and the JSON path of the tool entry."""
+    stack: list[tuple[Contributor, tuple[PathPart, ...]]] = [(contributor, path)]
+    while stack:
+        member, at = stack.pop()
+        for j, name in enumerate(member.tools):
+            yield name, member, (*at, "tools", j)
+        stack.extend(
+            (child, (*at, "children", k)) for k, child in reversed(list(enumerate(member.children)))
+        )
+
+
+def _names(
+    value: Any, path: tuple[PathPart, ...], findings: list[Finding], *, unique: bool
+) -> list[str]:
+    if not isinstance(value, list):
+        findings.append(_finding(path, _must("an array of tool names", path, value)))
+        return []
+    names: list[str] = []
+    for i, name in enumerate(value):
+        if not isinstance(name, str) or not name:
+            findings.append(_finding((*path, i), _must("a non-empty tool name", (*path, i), name)))
+        elif unique and name in names:
+            findings.append(_finding((*path, i), f"tool {name!r} is listed twice in {_name(path)}"))
+        else:
+            names.append(name)
+    return names
+
+
+def _finding(path: tuple[PathPart, ...], message: str) -> Finding:
+    return Finding(path=path, message=message, rule=BASELINE_RULE)
+
+
+def _name(path: tuple[PathPart, ...]) -> str:
+    return dotted(path) or "the value"
+
+
+def _must(what: str, path: tuple[PathPart, ...], value: Any) -> str:
+    return f"{_name(path)} must be {what}, got {shown_value(value)}"
+
+
+def shown_value(value: Any) -> str:
+    """A value as a message may quote it: short scalars verbatim, anything else by its type."""
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else "a long string"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int) and abs(value) < 10**24:
+        return repr(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    return type_name(value)

@@ -1,0 +1,193 @@
+"""``hook-studio check-amendment FILE``: check one amendment against one baseline, headless.
+
+The document is::
+
+    {"baseline": {...}, "amendment": <any JSON>,
+     "step": {"index": 0, "reason": "initial"},              (optional; extra keys ignored)
+     "resources": [{"identity": "working-state:x", "value": <any JSON>}, ...]}   (optional)
+
+``resources`` lists the reads the hook made, in completion order; a repeated identity is the
+pinned value read again and is recorded once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from studio.core.findings import Finding, PathPart, errors
+from studio.core.json.canonical import NotCanonicalizable
+from studio.core.json.values import is_safe_integer, type_name
+from studio.core.step.amendment import amendment_error, plan_amendment, validate_amendment
+from studio.core.step.baseline import StepBaseline, parse_baseline, shown_value
+from studio.core.step.decision_record import (
+    STEP_REASONS,
+    ResourceRead,
+    StepReason,
+    decision_inspection,
+    resource_read,
+)
+from studio.core.step.effective import effective_from_plan
+
+DOCUMENT_RULE: Final = "document"
+_DOCUMENT_KEYS: Final = ("baseline", "amendment", "step", "resources")
+
+
+class AmendmentDocumentError(ValueError):
+    """The document itself is malformed, so no amendment can be checked; ``findings`` say why."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        listed = "; ".join(f"{f.pointer or '/'}: {f.message}" for f in findings)
+        super().__init__(f"the amendment document is malformed: {listed}")
+
+
+@dataclass(frozen=True, slots=True)
+class AmendmentDocument:
+    baseline: StepBaseline
+    amendment: Any
+    step_index: int
+    reason: StepReason
+    resources: tuple[ResourceRead, ...]
+
+
+def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> dict[str, Any]:
+    """The verdict on the document's amendment, in the shape the CLI prints.
+
+    Returns ``{"valid", "error", "inspection", "effective"}``: when the amendment is accepted,
+    ``error`` is ``None`` and ``inspection`` (the reference's record) and ``effective`` (the
+    studio's view of the change) are filled; when it fails, ``error`` is the reference's error
+    ``{name, code, message, diagnostics}`` and the other two are ``None``.
+
+    A malformed document (not an object, unknown or missing keys, an invalid baseline, step or
+    resource list) raises :class:`AmendmentDocumentError`, whose ``findings`` carry JSON paths
+    into the document. The amendment itself never raises: any value gets a verdict.
+    """
+    parsed = parse_document(document)
+    plan = plan_amendment(parsed.baseline, parsed.amendment)
+    error = amendment_error(plan.findings)
+    effective = effective_from_plan(plan)
+    if error is not None or effective is None:
+        return {"valid": False, "error": error, "inspection": None, "effective": None}
+    inspection = decision_inspection(
+        step_index=parsed.step_index,
+        reason=parsed.reason,
+        amendment=plan.snapshot,
+        resources=parsed.resources,
+        sealed_request_id=sealed_request_id,
+    )
+    return {
+        "valid": True,
+        "error": None,
+        "inspection": inspection.to_json(),
+        "effective": effective.to_json(),
+    }
+
+
+def amendment_document_findings(document: Any) -> list[Finding]:
+    """Every finding in the document, for the editor to underline; paths start at the document.
+
+    The document's own findings come first; the amendment's follow, in the reference's order,
+    only when the document is well formed. Never raises.
+    """
+    try:
+        parsed = parse_document(document)
+    except AmendmentDocumentError as exc:
+        return exc.findings
+    return [
+        Finding(("amendment", *f.path), f.message, f.rule, f.severity)
+        for f in validate_amendment(parsed.baseline, parsed.amendment)
+    ]
+
+
+def parse_document(document: Any) -> AmendmentDocument:
+    """The document's parts, or :class:`AmendmentDocumentError` with every finding."""
+    if not isinstance(document, dict):
+        raise AmendmentDocumentError(
+            [_finding((), f"the document must be an object, got {type_name(document)}")]
+        )
+    findings: list[Finding] = []
+    for key in document:
+        if key not in _DOCUMENT_KEYS:
+            findings.append(_finding((key,), f"unknown document field {key!r}"))
+    for key in ("baseline", "amendment"):
+        if key not in document:
+            findings.append(_finding((key,), f"the document field {key!r} is required"))
+
+    baseline = None
+    if "baseline" in document:
+        parsed = parse_baseline(document["baseline"], at=("baseline",))
+        if isinstance(parsed, StepBaseline):
+            baseline = parsed
+        else:
+            findings.extend(parsed)
+    step_index, reason = _step(document.get("step"), findings)
+    resources = _resources(document.get("resources"), findings)
+
+    if errors(findings) or baseline is None:
+        raise AmendmentDocumentError(findings)
+    return AmendmentDocument(
+        baseline=baseline,
+        amendment=document.get("amendment"),
+        step_index=step_index,
+        reason=reason,
+        resources=resources,
+    )
+
+
+def _step(value: Any, findings: list[Finding]) -> tuple[int, StepReason]:
+    if value is None:
+        return 0, "initial"
+    if not isinstance(value, dict):
+        findings.append(_finding(("step",), f"step must be an object, got {type_name(value)}"))
+        return 0, "initial"
+    index = value.get("index", 0)
+    if not (is_safe_integer(index) and index >= 0):
+        message = f"step.index must be a whole number 0 or more, got {shown_value(index)}"
+        findings.append(_finding(("step", "index"), message))
+        index = 0
+    reason = value.get("reason", "initial")
+    if reason not in STEP_REASONS:
+        findings.append(
+            _finding(
+                ("step", "reason"),
+                f"step.reason must be one of {', '.join(STEP_REASONS)}, got {shown_value(reason)}",
+            )
+        )
+        reason = "initial"
+    return int(index), reason
+
+
+def _resources(value: Any, findings: list[Finding]) -> tuple[ResourceRead, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        findings.append(
+            _finding(("resources",), f"resources must be an array, got {type_name(value)}")
+        )
+        return ()
+    reads = []
+    for i, entry in enumerate(value):
+        path: tuple[PathPart, ...] = ("resources", i)
+        if not isinstance(entry, dict) or set(entry) != {"identity", "value"}:
+            findings.append(
+                _finding(path, f"resources[{i}] must be an object with 'identity' and 'value'")
+            )
+            continue
+        identity = entry["identity"]
+        if not isinstance(identity, str) or not identity:
+            findings.append(
+                _finding((*path, "identity"), f"resources[{i}].identity must be a non-empty string")
+            )
+            continue
+        try:
+            reads.append(resource_read(identity, entry["value"]))
+        except (NotCanonicalizable, RecursionError) as exc:
+            findings.append(
+                _finding((*path, "value"), f"resources[{i}].value has no canonical JSON: {exc}")
+            )
+    return tuple(reads)
+
+
+def _finding(path: tuple[PathPart, ...], message: str) -> Finding:
+    return Finding(path=path, message=message, rule=DOCUMENT_RULE)

@@ -1,0 +1,224 @@
+"""A workspace folder: the agent config, the studio's own settings file, hook sources, samples.
+
+Every file here may be malformed; each reader returns the problem with the file and the JSON
+path instead of raising, and nothing here ever writes a file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from studio.core.findings import Finding
+from studio.core.json.files import JsonFileError, read_json_file
+from studio.core.pre_llm.config import loop_name_problem
+from studio.core.source_ref import lexical_path_problem, parse_source_ref
+
+AGENT_FILE = "agent.json"
+STUDIO_FILE = "hookstudio.json"
+SAMPLES_DIR = "samples"
+STATE_DIR = ".hookstudio"
+SKIPPED_DIRS = {STATE_DIR, ".git", "__pycache__", ".venv", "node_modules"}
+
+SampleContract = Literal["pre_llm", "step", "chain"]
+
+
+class WorkspaceFileError(Exception):
+    """A workspace file that cannot be used; ``findings`` say where and why."""
+
+    def __init__(self, file: str, findings: list[Finding]) -> None:
+        super().__init__(
+            f"{file}: " + "; ".join(f"{f.pointer or '/'}: {f.message}" for f in findings)
+        )
+        self.file = file
+        self.findings = findings
+
+
+class LimitsSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    memory_mb: int = Field(1024, ge=16, le=1 << 20, strict=True)
+    output_kb: int = Field(1024, ge=1, le=1 << 20, strict=True)
+    result_mb: int = Field(256, ge=1, le=1 << 14, strict=True)
+
+
+class StepSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: str = Field(min_length=1, pattern=r"\S")
+
+    @field_validator("source")
+    @classmethod
+    def _inside_workspace(cls, source: str) -> str:
+        problem = lexical_path_problem(parse_source_ref(source.strip()).path)
+        if problem:
+            raise ValueError(problem)
+        return source.strip()
+
+
+class StudioSettings(BaseModel):
+    """``hookstudio.json``: what the studio needs that the agent config does not say."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: Literal[1] = 1
+    loops: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    pass_env: list[str] = Field(default_factory=list)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    step: StepSettings | None = None
+    chain: dict[str, Any] | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_is_a_number(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("version must be the number 1, not a boolean")
+        return value
+
+
+def _pydantic_findings(exc: ValidationError) -> list[Finding]:
+    return [Finding(tuple(error["loc"]), error["msg"], "studio.settings") for error in exc.errors()]
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    name: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    contract: SampleContract
+    document: dict[str, Any]
+    path: Path = field(compare=False)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+    # Parsed files by path, kept while the file's size, inode and modification time stay the
+    # same: a run re-reads nothing that did not change. Callers must not mutate what they get.
+    _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def _read(self, path: Path) -> Any:
+        try:
+            info = path.stat()
+        except OSError:
+            return read_json_file(path)
+        stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        value = read_json_file(path)
+        self._parsed[path] = (stamp, value)
+        return value
+
+    @classmethod
+    def open(cls, path: str | Path) -> Workspace:
+        root = Path(path)
+        if not root.is_dir():
+            raise FileNotFoundError(f"{path}: no such workspace folder")
+        return cls(Path(os.path.realpath(root)))
+
+    @property
+    def agent_path(self) -> Path:
+        return self.root / AGENT_FILE
+
+    @property
+    def settings_path(self) -> Path:
+        return self.root / STUDIO_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    def agent_document(self) -> dict[str, Any]:
+        """The agent config document; a missing file is an empty config (no hook)."""
+        if not self.agent_path.exists():
+            return {}
+        try:
+            document = self._read(self.agent_path)
+        except JsonFileError as exc:
+            raise WorkspaceFileError(
+                AGENT_FILE, [Finding((), str(exc), "workspace.json")]
+            ) from None
+        return document
+
+    def settings(self) -> StudioSettings:
+        if not self.settings_path.exists():
+            return StudioSettings()
+        try:
+            raw = self._read(self.settings_path)
+        except JsonFileError as exc:
+            raise WorkspaceFileError(
+                STUDIO_FILE, [Finding((), str(exc), "workspace.json")]
+            ) from None
+        try:
+            settings = StudioSettings.model_validate(raw)
+        except ValidationError as exc:
+            raise WorkspaceFileError(STUDIO_FILE, _pydantic_findings(exc)) from None
+        bad = [
+            Finding(("loops", i), problem, "studio.settings")
+            for i, name in enumerate(settings.loops)
+            if (problem := loop_name_problem(name))
+        ]
+        if bad:
+            raise WorkspaceFileError(STUDIO_FILE, bad)
+        return settings
+
+    def samples(self) -> list[SampleFile]:
+        folder = self.root / SAMPLES_DIR
+        if not folder.is_dir():
+            return []
+        return [SampleFile(p.stem, p) for p in sorted(folder.glob("*.json")) if p.is_file()]
+
+    def sample(self, name: str) -> Sample:
+        label = f"{SAMPLES_DIR}/{name}.json"
+        path = self.root / SAMPLES_DIR / f"{name}.json"
+        if "/" in name or "\\" in name or name.startswith(".") or not path.is_file():
+            known = ", ".join(s.name for s in self.samples()) or "none"
+            raise WorkspaceFileError(
+                label,
+                [Finding((), f"no sample named '{name}' (samples: {known})", "workspace.sample")],
+            )
+        try:
+            document = self._read(path)
+        except JsonFileError as exc:
+            raise WorkspaceFileError(label, [Finding((), str(exc), "workspace.json")]) from None
+        if not isinstance(document, dict):
+            raise WorkspaceFileError(
+                label, [Finding((), "a sample must be a JSON object", "workspace.sample")]
+            )
+        contract = document.get("contract", "pre_llm")
+        if contract not in ("pre_llm", "step", "chain"):
+            raise WorkspaceFileError(
+                label,
+                [
+                    Finding(
+                        ("contract",),
+                        f'contract must be "pre_llm", "step" or "chain", got {contract!r}',
+                        "workspace.sample",
+                    )
+                ],
+            )
+        return Sample(name, contract, document, path)
+
+    def hook_sources(self) -> list[str]:
+        """Python files of the workspace, relative, skipping the studio's own and tool folders."""
+        found: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")
+            )
+            for filename in sorted(filenames):
+                if filename.endswith(".py"):
+                    found.append(os.path.relpath(os.path.join(dirpath, filename), self.root))
+        return found
