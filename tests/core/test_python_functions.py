@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from studio.core.python_functions import (
-from tests.support.paths import BUNDLED_WORKSPACE as SAMPLE_WORKSPACE
     FunctionInfo,
     FunctionList,
     functions_in_file,
     top_level_functions,
 )
+from tests.support.paths import BUNDLED_WORKSPACE as SAMPLE_WORKSPACE
 
 
 def source(text: str) -> str:
