@@ -8,7 +8,7 @@ from typing import Any
 
 from studio.core.identity_cache import IdentityCache
 from studio.core.json.pieces import sha256_sorted_json
-from studio.core.step.decision_record import new_sealed_request_id
+from studio.core.sealed_request import new_sealed_request_id
 
 _recent_hashes: IdentityCache[str | None] = IdentityCache(16)
 

@@ -6,18 +6,17 @@ and hashes of the resources it read, and the id of the sealed request. Nothing i
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.json.canonical import value_hash
+from studio.core.sealed_request import SEALED_REQUEST_ID_PATTERN, new_sealed_request_id
 from studio.core.step.amendment import UnreadableAmendment, snapshot
 
 StepReason = Literal["initial", "tool-result", "validation-retry"]
 STEP_REASONS: Final[tuple[str, ...]] = ("initial", "tool-result", "validation-retry")
-SEALED_REQUEST_ID_PATTERN: Final = r"^request_[0-9a-f]{32}$"
 
 
 class ResourceRead(BaseModel):
@@ -73,11 +72,6 @@ class DecisionInspection(BaseModel):
             "resources": [read.to_json() for read in self.resources],
             "sealedRequestId": self.sealed_request_id,
         }
-
-
-def new_sealed_request_id() -> str:
-    """A fresh id in the reference's form: ``request_`` and a random UUID's 32 hex digits."""
-    return f"request_{uuid.uuid4().hex}"
 
 
 def resource_read(identity: str, value: Any) -> ResourceRead:

@@ -9,10 +9,10 @@ import pytest
 from pydantic import ValidationError
 
 from studio.core.json.canonical import NotCanonicalizable, canonical_json, value_hash
+from studio.core.sealed_request import new_sealed_request_id
 from studio.core.step.decision_record import (
     amendment_counts,
     decision_inspection,
-    new_sealed_request_id,
     pinned_reads,
     resource_read,
 )

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 
 from studio.core.json.canonical import value_hash
+from studio.core.sealed_request import SEALED_REQUEST_ID_PATTERN
 from studio.core.step.decision import (
     PREPARATION_TIMEOUT_MS,
     StepDecision,
@@ -18,7 +19,6 @@ from studio.core.step.decision import (
     resource_read_failure,
     step_timeout_ms,
 )
-from studio.core.step.decision_record import SEALED_REQUEST_ID_PATTERN
 from studio.core.step.sample import StepSample, parse_step_sample
 from studio.core.turn_error import HookRef
 from tests.support.step_samples import baseline_json, json_values
