@@ -860,9 +860,9 @@ def _lcs_length(a: list[int], b: list[int]) -> int:
 )
 def test_the_repetitive_fallback_finds_a_shortest_edit_script(a: list[int], b: list[int]):
     # Myers' algorithm, used when repeated messages would make SequenceMatcher quadratic.
-    from studio.core.pre_llm.diff import _myers
+    from studio.core.pre_llm.diff_align import myers
 
-    ops = _myers(a, b)
+    ops = myers(a, b)
     assert ops is not None
     i = j = equal = 0
     for tag, i1, i2, j1, j2 in ops:
