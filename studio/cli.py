@@ -35,62 +35,19 @@ def _read(path: str) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def _check_config(args: argparse.Namespace) -> int:
-    from studio.core.findings import errors, warnings
-    from studio.core.pre_llm.config import check_agent_config, loop_name_problem
+def _headless_check(check: Any) -> Callable[[argparse.Namespace], int]:
+    """A ``check-*`` command of a contract: its JSON answer on stdout, 0 valid, 1 invalid."""
+    from studio.core.contract import CheckUsageError
 
-    for loop in args.loop:
-        problem = loop_name_problem(loop)
-        if problem and loop != "main":
-            raise UsageError(f"--loop {loop!r}: {problem}")
-    document = _read(args.file)
-    check = check_agent_config(document)
-    result: dict[str, Any] = {
-        "valid": check.valid,
-        "errors": [f.to_json() for f in errors(check.findings)],
-        "warnings": [f.to_json() for f in warnings(check.findings)],
-    }
-    if check.valid:
-        result["applies"] = check.applies_table(dict.fromkeys(args.loop))
-        result["effective_timeout_ms"] = check.effective_timeout_ms
-    _emit(result)
-    return EXIT_VALID if check.valid else EXIT_INVALID
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            result, valid = check.check(args, _read)
+        except CheckUsageError as exc:
+            raise UsageError(str(exc)) from None
+        _emit(result)
+        return EXIT_VALID if valid else EXIT_INVALID
 
-
-def _check_request(args: argparse.Namespace) -> int:
-    from studio.core.findings import errors
-    from studio.core.pre_llm.request import presented_not_enabled, validate_request
-
-    returned = _read(args.file)
-    found = errors(validate_request(returned))
-    result: dict[str, Any] = {"valid": not found, "errors": [f.to_json() for f in found]}
-    if args.input is not None:
-        original = _read(args.input)
-        tools = original.get("tools") if isinstance(original, dict) else None
-        result["warnings"] = [f.to_json() for f in presented_not_enabled(tools, returned)]
-    _emit(result)
-    return EXIT_INVALID if found else EXIT_VALID
-
-
-def _check_amendment(args: argparse.Namespace) -> int:
-    from studio.core.step.check import AmendmentDocumentError, check_amendment
-
-    try:
-        result = check_amendment(_read(args.file))
-    except AmendmentDocumentError as exc:
-        result = {
-            "valid": False,
-            "error": {
-                "name": "InvalidCheckDocument",
-                "code": None,
-                "message": "the file is not a {baseline, amendment} document the studio can check",
-                "diagnostics": [f.to_json() for f in exc.findings],
-            },
-            "inspection": None,
-            "effective": None,
-        }
-    _emit(result)
-    return EXIT_VALID if result["valid"] else EXIT_INVALID
+    return handler
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -170,7 +127,7 @@ def _known_sample(workspace: Any, name: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from studio.engine.run_report import describe_outcome
+    from studio.core.run_report import describe_outcome
     from studio.engine.runner import Runner
 
     workspace = _workspace(args.workspace)
@@ -247,27 +204,6 @@ def _open_studio(args: argparse.Namespace) -> int:
 
 
 def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable]]:
-    def check_config(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help="an agent config document (JSON)")
-        p.add_argument(
-            "--loop",
-            action="append",
-            default=[],
-            metavar="NAME",
-            help="also report whether the hook applies to this inner loop (repeatable)",
-        )
-
-    def check_request(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help="what a pre-LLM hook returned (JSON)")
-        p.add_argument(
-            "--input",
-            metavar="FILE",
-            help="the request the hook received, to warn about tools presented but not enabled",
-        )
-
-    def check_amendment(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", help='{"baseline": {...}, "amendment": ...} (JSON)')
-
     def run(p: argparse.ArgumentParser) -> None:
         p.add_argument("workspace", help="a workspace folder")
         p.add_argument("--sample", required=True, metavar="NAME", help="samples/NAME.json")
@@ -283,14 +219,15 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     def schema(p: argparse.ArgumentParser) -> None:
         p.add_argument("name", nargs="?", help="print only this schema")
 
+    from studio.core.registry import CONTRACTS
+
+    checks = {
+        check.name: (check.summary, check.configure, _headless_check(check))
+        for contract in CONTRACTS.values()
+        for check in contract.checks()
+    }
     return {
-        "check-config": ("validate an agent config's pre_llm_hook", check_config, _check_config),
-        "check-request": ("validate what a pre-LLM hook returned", check_request, _check_request),
-        "check-amendment": (
-            "validate a step-preparation amendment against its baseline",
-            check_amendment,
-            _check_amendment,
-        ),
+        **checks,
         "schema": ("print the JSON Schemas of the config and the studio's files", schema, _schema),
         "run": ("run a hook on a sample in a fresh worker", run, _run),
         "bench": ("time a hook's round trip over many runs", bench_args, _bench),

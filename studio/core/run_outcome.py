@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from studio.core.turn_error import Contract, HookRef, TurnError
+from studio.core.turn_error import ContractName, HookRef, TurnError
 
 Status = Literal["ok", "not_applied", "turn_error"]
 
@@ -40,7 +40,7 @@ class RunOutcome(BaseModel):
 
     run_id: str = Field(default_factory=new_run_id)
     started_at: float = Field(default_factory=time.time)
-    contract: Contract
+    contract: ContractName
     status: Status
     sample: str | None = None
     loop: str | None = None

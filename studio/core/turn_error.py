@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 TURN_ERROR_LABEL = "Turn error"
 
 Reason = Literal["callback", "timeout", "aborted"]
-Contract = Literal["pre_llm", "step", "chain"]
+ContractName = str
+"""A contract's name, as :mod:`studio.core.registry` lists it."""
 
 # Every kind a run can fail with, and the contract reason it maps to.
 KIND_REASONS: dict[str, Reason] = {
@@ -21,6 +22,7 @@ KIND_REASONS: dict[str, Reason] = {
     "sample_invalid": "callback",
     "source_outside_workspace": "callback",
     "source_missing": "callback",
+    "source_unsupported": "callback",
     "function_missing": "callback",
     "load_failed": "callback",
     "exception": "callback",
@@ -42,6 +44,7 @@ KIND_TITLES: dict[str, str] = {
     "sample_invalid": "The sample is invalid",
     "source_outside_workspace": "The hook source is outside the workspace",
     "source_missing": "The hook source file is missing",
+    "source_unsupported": "No runtime runs this hook source",
     "function_missing": "The hook function is missing",
     "load_failed": "The hook source could not be loaded",
     "exception": "The hook raised an exception",
@@ -64,7 +67,7 @@ class HookRef(BaseModel):
 
     source: str
     function: str
-    contract: Contract
+    contract: ContractName
     position: int | None = None
     chain: Literal["pre", "post"] | None = None
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
+from studio.core.contract import HookReply
 from studio.core.findings import pointer
 from studio.core.json.locate import parse_json_in_pieces
-from studio.core.turn_error import ExitStatus, Frame, HookRef, TurnError, turn_error
+from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, unframe
 
@@ -28,21 +28,6 @@ def _size(limit: int) -> str:
     return f"{limit} bytes"
 
 
-@dataclass
-class WorkerReading:
-    """A worker's value (when it returned one) or its turn error, with its output as text."""
-
-    value: Any = None
-    error: TurnError | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    stdout: str = ""
-    stderr: str = ""
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    duration_ms: float = 0.0
-    value_sha256: str | None = None
-
-
 def read_worker(
     result: WorkerResult,
     *,
@@ -52,8 +37,8 @@ def read_worker(
     output_limit: int,
     result_limit: int,
     in_pieces: bool = False,
-) -> WorkerReading:
-    reading = WorkerReading(
+) -> HookReply:
+    reading = HookReply(
         stdout=text(result.stdout),
         stderr=text(result.stderr),
         stdout_truncated=result.stdout_truncated,

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from studio.core.workspace.folder import LimitsSettings
 
 FRAME_MAGIC = b"HSR1"
 _LENGTH = struct.Struct(">Q")
@@ -27,18 +30,28 @@ class WorkerLimits:
     output_bytes: int = DEFAULT_OUTPUT_BYTES
     result_bytes: int = DEFAULT_RESULT_BYTES
 
+    @classmethod
+    def of(cls, settings: LimitsSettings) -> WorkerLimits:
+        return cls(
+            memory_bytes=settings.memory_mb << 20,
+            output_bytes=settings.output_kb << 10,
+            result_bytes=settings.result_mb << 20,
+        )
+
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """One invocation: which function of which file, under which contract and limits."""
+    """One invocation: which function of which file, with which host API and limits."""
 
-    contract: str
     source_path: str
     function: str
     workspace: str
     source: str = ""
     memory_bytes: int = DEFAULT_MEMORY_BYTES
     options: dict[str, Any] = field(default_factory=dict)
+    api: str | None = None
+    """The host API the hook sees besides its argument (``adf``, ``step``), if any."""
+    hash_result: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -72,7 +72,7 @@ class _Worker:
         # compile and exec directly: the import system's first use costs more than the hook.
         module = ModuleType(name)
         module.__file__ = str(path)
-        if self.spec.contract == "pre_llm":
+        if self.spec.api == "adf":
             module.adf = _Adf(self)  # type: ignore[attr-defined]
         sys.modules[name] = module
         try:
@@ -245,7 +245,7 @@ def _nested_message(source: str, exc: BaseException) -> str:
 
 
 def _argument(spec: WorkerSpec, payload: Any) -> Any:
-    if spec.contract == "step":
+    if spec.api == "step":
         from studio.engine.hook_api import step_context_for_worker
 
         return step_context_for_worker(payload)
@@ -304,7 +304,7 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
         if worker.nested_failures:
             raise HookFailure("nested_lambda_failed", worker.nested_failures[0])
         value_json = _serialise_result(value)
-        if spec.contract == "pre_llm":
+        if spec.hash_result:
             worker.extra["sha256"] = _sorted_hash(value)
         envelope = _finish({"status": "ok", "extra": worker.extra}, value_json)
     except HookFailure as failure:

@@ -32,12 +32,12 @@ from studio.core.pre_llm.targets import (
     TargetRow,
     draft_to_config,
 )
-from studio.core.python_functions import functions_in_file
 from studio.core.records.store import RecordStore, RecordStoreError
 from studio.core.source_ref import parse_source_ref
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
+from studio.engine.python_functions import functions_in_file
 from studio.ui.engine_bridge import EngineBridge, RunTicket
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView

@@ -102,8 +102,8 @@ from studio.core.json.locate import (
     locate_all,
     parse_json_in_pieces,
 )
-from studio.core.pre_llm.config import MAIN, loop_name_problem
-from studio.core.pre_llm.request import validate_request
+from studio.core.pre_llm.config import MAIN
+from studio.core.pre_llm.sample import pre_llm_sample_findings
 from studio.core.step.sample import StepSample, parse_step_sample
 from studio.core.workspace.atomic_write import write_atomically
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace
@@ -244,50 +244,6 @@ class SampleCheck:
     @property
     def errors(self) -> int:
         return sum(1 for p in self.problems if p.severity == "error")
-
-
-PRE_LLM_KEYS = ("contract", "description", "loop", "request")
-
-
-def pre_llm_sample_findings(document: dict[str, Any]) -> list[Finding]:
-    """Every finding on a pre-LLM sample: its own keys, then the request (spec/adf.md §3)."""
-    rule = "workspace.sample"
-    found: list[Finding] = []
-    for key in document:
-        if key not in PRE_LLM_KEYS:
-            found.append(
-                Finding(
-                    (key,),
-                    f"'{key}' is not a field of a pre-LLM sample ({', '.join(PRE_LLM_KEYS)}); "
-                    "it is ignored",
-                    rule,
-                    "warning",
-                )
-            )
-    if "description" in document and not isinstance(document["description"], str):
-        found.append(Finding(("description",), "description must be a string", rule))
-    if "loop" in document:
-        loop = document["loop"]
-        problem = None if loop == MAIN else loop_name_problem(loop)
-        if problem:
-            found.append(
-                Finding(("loop",), f'loop must be "main" or an inner loop: {problem}', rule)
-            )
-    if "request" not in document:
-        found.append(Finding(("request",), 'a pre-LLM sample needs a "request" object', rule))
-        return found
-    errors = [f for f in found if f.severity == "error"]
-    warnings = [f for f in found if f.severity != "error"]
-    request = [
-        Finding(("request", *f.path), f.message, f.rule, f.severity)
-        for f in validate_request(document["request"])
-    ]
-    return (
-        errors
-        + [f for f in request if f.severity == "error"]
-        + warnings
-        + [f for f in request if f.severity != "error"]
-    )
 
 
 def contract_findings(document: Any) -> tuple[str | None, list[Finding]]:

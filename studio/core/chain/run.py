@@ -3,7 +3,7 @@
 :func:`run_chain` is the orchestration: the pre chain, the model call (the sample's next scripted
 response) or the short-circuit message, the post chain, and its retries. It does not know how a
 user's hook runs: the engine passes ``call_user_hook``, which runs the hook (in a fresh worker
-process) and answers with a :class:`UserHookReply`. The built-in hooks of spec §4
+process) and answers with a :class:`~studio.core.contract.HookReply`. The built-in hooks of spec §4
 (:mod:`studio.core.chain.builtins`) run in-process.
 
 Positions are 0-based indices into the chain as it runs, written ``pre[0]``, ``post[2]``: a user's
@@ -44,6 +44,7 @@ from studio.core.chain.shapes import (
     validate_pre_context,
     validate_pre_result,
 )
+from studio.core.contract import HookReply
 from studio.core.findings import (
     Finding,
     PathPart,
@@ -261,19 +262,7 @@ class ChainSample(BaseModel):
     warnings: tuple[Finding, ...] = Field(default=(), exclude=True)
 
 
-@dataclass(frozen=True, slots=True)
-class UserHookReply:
-    """What the engine hands back for one user hook invocation: the returned JSON value (None
-    when the hook returned None) or the turn error that ended it, and what the worker printed."""
-
-    value: Any = None
-    error: TurnError | None = None
-    stdout: str = ""
-    stderr: str = ""
-    duration_ms: float = 0.0
-
-
-CallUserHook = Callable[[ChainHookRef, dict[str, Any], int, ChainName], Awaitable[UserHookReply]]
+CallUserHook = Callable[[ChainHookRef, dict[str, Any], int, ChainName], Awaitable[HookReply]]
 
 
 class ModelCall(BaseModel):
@@ -1147,7 +1136,6 @@ __all__ = [
     "ChainRunResult",
     "ChainSample",
     "ModelCall",
-    "UserHookReply",
     "parse_chain_config",
     "parse_chain_sample",
     "run_chain",

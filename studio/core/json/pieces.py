@@ -69,3 +69,14 @@ def sha256_sorted_json(value: Any) -> str:
     for piece in iter_json(value, sort_keys=True):
         digest.update(piece.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def json_bytes(value: Any, in_pieces: bool = False) -> bytes:
+    """``value`` as compact JSON bytes, as a hook receives it; lone surrogates travel as they
+    are. ``in_pieces`` writes a large value in pieces (see :func:`dumps_in_pieces`)."""
+    text = (
+        dumps_in_pieces(value)
+        if in_pieces
+        else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    )
+    return text.encode("utf-8", "surrogatepass")

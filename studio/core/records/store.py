@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from studio.core.json.pieces import dumps_in_pieces
 from studio.core.run_outcome import RunOutcome, Status
-from studio.core.turn_error import KIND_TITLES, Contract, TurnError
+from studio.core.turn_error import KIND_TITLES, ContractName, TurnError
 
 STORE_FOLDER = ".hookstudio"
 STORE_FILE = "records.sqlite3"
@@ -136,7 +136,7 @@ class RecordSummary(BaseModel):
 
     run_id: str
     started_at: float
-    contract: Contract
+    contract: ContractName
     status: Status
     error_kind: str | None = None
     hook_source: str | None = None

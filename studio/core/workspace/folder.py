@@ -24,8 +24,6 @@ SAMPLES_DIR = "samples"
 STATE_DIR = ".hookstudio"
 SKIPPED_DIRS = {STATE_DIR, ".git", "__pycache__", ".venv", "node_modules"}
 
-SampleContract = Literal["pre_llm", "step", "chain"]
-
 
 class WorkspaceFileError(Exception):
     """A workspace file that cannot be used; ``findings`` say where and why."""
@@ -94,7 +92,7 @@ class SampleFile:
 @dataclass(frozen=True)
 class Sample:
     name: str
-    contract: SampleContract
+    contract: str
     document: dict[str, Any]
     path: Path = field(compare=False)
 
@@ -197,14 +195,16 @@ class Workspace:
             raise WorkspaceFileError(
                 label, [Finding((), "a sample must be a JSON object", "workspace.sample")]
             )
-        contract = document.get("contract", "pre_llm")
-        if contract not in ("pre_llm", "step", "chain"):
+        from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT, contract_names_phrase
+
+        contract = document.get("contract", DEFAULT_CONTRACT)
+        if not isinstance(contract, str) or contract not in CONTRACTS:
             raise WorkspaceFileError(
                 label,
                 [
                     Finding(
                         ("contract",),
-                        f'contract must be "pre_llm", "step" or "chain", got {contract!r}',
+                        f"contract must be {contract_names_phrase()}, got {contract!r}",
                         "workspace.sample",
                     )
                 ],

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from studio.core.chain import builtins as chain_builtins
+from studio.core.contract import HookReply
 from studio.core.chain.run import (
     CHAIN_STUDIO_RULES,
     DEFAULT_HOOK_TIMEOUT_MS,
@@ -18,7 +19,6 @@ from studio.core.chain.run import (
     ChainHookRef,
     ChainRunResult,
     ChainSample,
-    UserHookReply,
     parse_chain_config,
     parse_chain_sample,
     run_chain,
@@ -97,7 +97,7 @@ class Transport:
 
     async def __call__(
         self, hook: ChainHookRef, context: dict[str, Any], position: int, chain: str
-    ) -> UserHookReply:
+    ) -> HookReply:
         ref = hook.source_ref
         assert ref is not None and hook.builtin is None
         self.calls.append((ref.function, chain, position, copy.deepcopy(context)))
@@ -107,19 +107,19 @@ class Transport:
             if isinstance(value, Awaitable):
                 value = await value
         except Exception as exc:
-            return UserHookReply(
+            return HookReply(
                 error=turn_error("exception", f"{type(exc).__name__}: {exc}", duration_ms=1.5),
                 stderr="Traceback ...\nValueError: bad\n",
                 duration_ms=1.5,
             )
-        return UserHookReply(value=value, stdout=f"ran {ref.function}\n", duration_ms=2.0)
+        return HookReply(value=value, stdout=f"ran {ref.function}\n", duration_ms=2.0)
 
     def names(self) -> list[str]:
         return [name for name, *_ in self.calls]
 
 
 def run(
-    s: ChainSample, c: ChainConfig, transport: Callable[..., Awaitable[UserHookReply]] | None = None
+    s: ChainSample, c: ChainConfig, transport: Callable[..., Awaitable[HookReply]] | None = None
 ) -> ChainRunResult:
     return asyncio.run(run_chain(s, c, transport or Transport()))
 
@@ -541,7 +541,7 @@ def test_an_exception_fails_the_turn_naming_the_hook() -> None:
 def test_an_engine_timeout_keeps_its_kind_and_gets_the_hook() -> None:
     async def transport(hook: ChainHookRef, context: Any, position: int, chain: str) -> Any:
         assert hook.timeout_ms == 50
-        return UserHookReply(
+        return HookReply(
             error=turn_error("timeout", "lib/hooks.py:slow at post[0]: timed out after 50 ms"),
             duration_ms=50.0,
         )
@@ -555,7 +555,7 @@ def test_an_engine_timeout_keeps_its_kind_and_gets_the_hook() -> None:
 
 
 def test_a_transport_that_raises_fails_closed_as_engine_failed() -> None:
-    async def transport(*args: Any) -> UserHookReply:
+    async def transport(*args: Any) -> HookReply:
         raise OSError("fork failed")
 
     result = run(sample(), config(pre=[src("x")]), transport)
@@ -600,7 +600,7 @@ def test_a_hand_built_config_with_a_misplaced_builtin_fails_closed() -> None:
 def test_cancelling_the_run_cancels_the_pending_hook() -> None:
     started = asyncio.Event()
 
-    async def forever(*args: Any) -> UserHookReply:
+    async def forever(*args: Any) -> HookReply:
         started.set()
         await asyncio.sleep(3600)
         raise AssertionError("unreachable")

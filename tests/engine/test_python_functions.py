@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.core.python_functions import (
+from studio.engine.python_functions import (
     FunctionInfo,
     FunctionList,
     functions_in_file,

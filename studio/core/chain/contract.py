@@ -1,0 +1,120 @@
+"""The model hook chains contract (spec/pleach.md): pre and post chains of hooks that return
+partial results, with short-circuit, interrupt and retry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.core.chain.run import (
+    ChainHookRef,
+    ChainName,
+    ChainSample,
+    parse_chain_config,
+    parse_chain_sample,
+    run_chain,
+)
+from studio.core.contract import (
+    CallHook,
+    Contract,
+    HookCall,
+    HookReply,
+    RunJob,
+    RunStopped,
+    SourceUnavailable,
+    config_error,
+)
+from studio.core.findings import Finding
+from studio.core.run_outcome import RunOutcome
+from studio.core.turn_error import turn_error
+from studio.core.workspace.folder import STUDIO_FILE
+
+
+class ChainContract(Contract):
+    name = "chain"
+    label = "model hook chains"
+    title = "Model hook chains"
+    result_view = "timeline"
+    sample_schema = "chain_sample"
+
+    def parse_sample(self, document: Any) -> ChainSample | list[Finding]:
+        return parse_chain_sample(document)
+
+    def sample_template(self) -> dict[str, Any]:
+        return {
+            "contract": "chain",
+            "description": "A new chain sample: the pre-model context and the model's answers.",
+            "context": {
+                "messages": [{"role": "user", "content": "Hello!"}],
+                "model": "default-model",
+                "modelProfile": None,
+                "tools": [],
+                "systemPrompt": "You are a helpful assistant.",
+                "state": {},
+            },
+            "responses": [{"role": "assistant", "content": "Hello! How can I help?"}],
+        }
+
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        from studio.core.chain.schemas import schemas
+
+        return schemas()
+
+    async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
+        parsed: ChainSample = job.parsed
+        if job.hook is not None:
+            chain_value: Any = {"pre": [{"source": job.hook}], "post": []}
+        else:
+            chain_value = job.settings.chain if job.settings.chain is not None else {}
+        config = parse_chain_config(chain_value, base=("chain",))
+        if isinstance(config, list):
+            raise RunStopped(config_error(STUDIO_FILE, config))
+        outputs: list[tuple[str, str]] = []
+
+        async def call_user_hook(
+            entry: ChainHookRef, context: dict[str, Any], position: int, chain: ChainName
+        ) -> HookReply:
+            hook = entry.hook_ref(chain, position)
+            try:
+                reply = await call_hook(
+                    HookCall(
+                        source=entry.source or "",
+                        hook=hook,
+                        argument=context,
+                        timeout_ms=entry.timeout_ms,
+                    )
+                )
+            except SourceUnavailable as unavailable:
+                return HookReply(error=unavailable.error.model_copy(update={"hook": hook}))
+            outputs.append((reply.stdout, reply.stderr))
+            return reply
+
+        result = await run_chain(parsed, config, call_user_hook)
+        if job.is_cancelled() and result.turn_error is None:
+            raise RunStopped(turn_error("cancelled", "the chain run was cancelled"))
+        status = "turn_error" if result.turn_error is not None else "ok"
+        return RunOutcome(
+            contract="chain",
+            status=status,
+            sample=job.sample.name,
+            input=job.sample.document.get("context"),
+            result=None if status == "turn_error" else result.to_json(),
+            inspection=result.decision(),
+            turn_error=result.turn_error,
+            chain=result.timeline,
+            stdout="".join(out for out, _ in outputs),
+            stderr="".join(err for _, err in outputs),
+        )
+
+    def subject(self, outcome: RunOutcome) -> str | None:
+        if not outcome.chain:
+            return None
+        return f"chain of {len({(c.chain, c.position) for c in outcome.chain})} hooks"
+
+    def describe(self, outcome: RunOutcome) -> list[str]:
+        lines = []
+        for step in outcome.chain:
+            change = ", ".join(step.changed) or "no change"
+            stop = f"; stopped the chain ({step.stopped})" if step.stopped else ""
+            attempt = f" (retry {step.attempt})" if step.attempt else ""
+            lines.append(f"  {step.chain}[{step.position}] {step.hook}{attempt}: {change}{stop}")
+        return lines

@@ -1,0 +1,206 @@
+"""The Contract interface: what the studio needs to know about one hook contract.
+
+A contract parses its samples (a typed sample, or findings with JSON paths), names the schemas
+of its files, offers a template for a new sample, and runs a sample: it plans each hook call
+(which hook, which input, which deadline), hands the call to ``call_hook`` (the engine runs it
+in a fresh worker through the runtime of the source's language) and judges each reply into a
+result or a turn error, the decision record and, where it has one, the effective change.
+
+Nothing here knows how a hook runs, and nothing in the engine knows a contract: the runner
+asks the contract to run and lends it :data:`CallHook`. The contracts are listed in
+:mod:`studio.core.registry`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from studio.core.findings import Finding, errors
+from studio.core.turn_error import HookRef, TurnError, turn_error
+
+if TYPE_CHECKING:
+    from studio.core.run_outcome import RunOutcome
+    from studio.core.workspace.folder import Sample, StudioSettings, Workspace
+
+HookApi = Literal["adf", "step"]
+"""What the host lends a hook besides its argument: ``adf`` is the pre-LLM module global
+``adf`` (``sys_lambda``), ``step`` the step context's resource reads."""
+
+ResultView = Literal["request", "amendment", "timeline"]
+"""How the interface shows a contract's result: a request diffed against the input, an
+amendment beside its effective change, or a timeline of hooks."""
+
+
+@dataclass(frozen=True)
+class HookCall:
+    """One call of a user's hook: which hook, with which input, by when."""
+
+    source: str
+    """``path[:function]`` as configured; the runner resolves it inside the workspace."""
+    hook: HookRef
+    argument: Any = None
+    encoded: bytes | None = None
+    """The argument already as JSON bytes (a sample run again is encoded once)."""
+    timeout_ms: float = 30_000
+    loop: str | None = None
+    api: HookApi | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    hash_result: bool = False
+    """Ask the worker for the SHA-256 of the value's sorted-key JSON, where the value already is."""
+
+
+@dataclass
+class HookReply:
+    """What came back from one hook call: the returned JSON value (None when the hook returned
+    None) or the turn error that ended it, and what the worker printed."""
+
+    value: Any = None
+    error: TurnError | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    duration_ms: float = 0.0
+    value_sha256: str | None = None
+
+    def output_fields(self, hook: HookRef) -> dict[str, Any]:
+        """The RunOutcome fields that say what the worker printed and which hook it ran."""
+        return {
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "stdout_truncated": self.stdout_truncated,
+            "stderr_truncated": self.stderr_truncated,
+            "hook": hook,
+        }
+
+
+CallHook = Callable[[HookCall], Awaitable[HookReply]]
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One run the user asked for: a sample of this contract, read and parsed once."""
+
+    workspace: Workspace
+    settings: StudioSettings
+    sample: Sample
+    parsed: Any
+    """What :meth:`Contract.parse_sample` made of the sample."""
+    loop: str | None = None
+    hook: str | None = None
+    """A ``path[:function]`` to run instead of the configured hook."""
+    hook_config: dict[str, Any] | None = None
+    """An unsaved edit of the configured hook, run instead of the saved one."""
+    in_pieces: bool = False
+    """Large JSON is hashed and written in pieces, so a thread sharing the process runs too."""
+    is_cancelled: Callable[[], bool] = lambda: False
+
+
+class RunStopped(Exception):
+    """A run that ended before (or instead of) judging a reply; carries the turn error."""
+
+    def __init__(self, error: TurnError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class SourceUnavailable(RunStopped):
+    """The hook's source cannot be run at all: outside the workspace, missing, or in a language
+    no runtime runs. A contract that calls several hooks may fail just that one."""
+
+
+class CheckUsageError(ValueError):
+    """An argument a headless check cannot use; the CLI says so and exits 2."""
+
+
+@dataclass(frozen=True)
+class HeadlessCheck:
+    """A ``hook-studio check-*`` command: it reads files named by its arguments and answers
+    one JSON object and whether the checked file is valid."""
+
+    name: str
+    summary: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    check: Callable[[argparse.Namespace, Callable[[str], Any]], tuple[dict[str, Any], bool]]
+    """(arguments, read_json) -> (the JSON answer, valid)."""
+
+
+class Contract(ABC):
+    """One hook contract. Subclasses are stateless; the registry holds one of each."""
+
+    name: str
+    """The word in sample files, records and the CLI (``"pre_llm"``)."""
+    label: str
+    """What users call it (``"pre-LLM hook"``)."""
+    title: str
+    """The label as a title (``"Pre-LLM hook"``)."""
+    result_view: ResultView
+    sample_schema: str
+    """The name of its sample's schema in :func:`schemas`."""
+
+    @abstractmethod
+    def parse_sample(self, document: Any) -> Any | list[Finding]:
+        """The typed sample, or every finding (errors first by the runner's order) with its
+        JSON path; warnings alone still give a typed sample."""
+
+    def sample_findings(self, document: Any) -> list[Finding]:
+        """Every finding of a sample document: errors and warnings, as the runner sees them."""
+        parsed = self.parse_sample(document)
+        if isinstance(parsed, list):
+            return parsed
+        return list(getattr(parsed, "warnings", ()))
+
+    @abstractmethod
+    def sample_template(self) -> dict[str, Any]:
+        """A minimal valid sample, for a new file."""
+
+    @abstractmethod
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        """The JSON Schemas of this contract's files, by name."""
+
+    def checks(self) -> list[HeadlessCheck]:
+        """Its ``hook-studio check-*`` commands."""
+        return []
+
+    @abstractmethod
+    async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
+        """Plan the hook calls of ``job``, make them through ``call_hook``, judge the replies.
+        May raise :class:`RunStopped` for a failure before any hook was called."""
+
+    def subject(self, outcome: RunOutcome) -> str | None:
+        """What ran, when it is not one hook (``"chain of 4 hooks"``)."""
+        return None
+
+    def describe(self, outcome: RunOutcome) -> list[str]:
+        """Lines of ``hook-studio run``'s text report that only this contract has."""
+        return []
+
+
+def sample_error(sample: Sample, findings: list[Finding]) -> TurnError:
+    """The ``sample_invalid`` turn error of a sample with error findings."""
+    found = errors(findings)
+    first = found[0]
+    return turn_error(
+        "sample_invalid",
+        f"samples/{sample.name}.json {first.pointer or '/'}: {first.message}",
+        path=first.pointer,
+        details={"findings": [f.to_json() for f in found[:50]]},
+    )
+
+
+def config_error(file: str, findings: list[Finding], **fields: Any) -> TurnError:
+    """The ``config_invalid`` turn error of a config file with error findings."""
+    found = errors(findings)
+    first = found[0]
+    return turn_error(
+        "config_invalid",
+        f"{file} {first.pointer}: {first.message}",
+        path=first.pointer,
+        details={"findings": [f.to_json() for f in found]},
+        **fields,
+    )

@@ -1,0 +1,186 @@
+"""The pre-LLM hook contract (spec/adf.md): the hook returns the complete replacement request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.core.contract import (
+    CallHook,
+    Contract,
+    HeadlessCheck,
+    HookCall,
+    RunJob,
+    RunStopped,
+    config_error,
+)
+from studio.core.findings import Finding, errors
+from studio.core.identity_cache import IdentityCache
+from studio.core.json.pieces import json_bytes
+from studio.core.pre_llm.config import MAIN, check_agent_config
+from studio.core.pre_llm.decision_record import pre_llm_decision
+from studio.core.pre_llm.request import presented_not_enabled, validate_request
+from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
+from studio.core.run_outcome import RunOutcome
+from studio.core.source_ref import parse_source_ref
+from studio.core.turn_error import HookRef, TurnError, turn_error
+from studio.core.workspace.folder import AGENT_FILE, WorkspaceFileError
+
+# The hook's input as bytes, by request identity: a sample run again on the same loop is
+# encoded once.
+_inputs: IdentityCache[bytes] = IdentityCache(8)
+
+
+class PreLlmContract(Contract):
+    name = "pre_llm"
+    label = "pre-LLM hook"
+    title = "Pre-LLM hook"
+    result_view = "request"
+    sample_schema = "pre_llm_sample"
+
+    def parse_sample(self, document: Any) -> PreLlmSample | list[Finding]:
+        return parse_pre_llm_sample(document)
+
+    def sample_template(self) -> dict[str, Any]:
+        return {
+            "description": "A new pre-LLM sample: the request the hook receives.",
+            "loop": MAIN,
+            "request": {
+                "system": "You are a helpful assistant.",
+                "messages": [{"role": "user", "content": "Hello!"}],
+                "tools": [
+                    {
+                        "name": "search",
+                        "description": "Search the knowledge base",
+                        "input_schema": {
+                            "type": "object",
+                            "properties": {"query": {"type": "string"}},
+                        },
+                    }
+                ],
+                "options": {"maxTokens": 1024},
+            },
+        }
+
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        from studio.core.pre_llm.schemas import schemas
+
+        return schemas()
+
+    def checks(self) -> list[HeadlessCheck]:
+        from studio.core.pre_llm.checks import CHECKS
+
+        return list(CHECKS)
+
+    async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
+        sample: PreLlmSample = job.parsed
+        loop = job.loop or sample.loop or MAIN
+        request = sample.request
+        try:
+            document = job.workspace.agent_document()
+        except WorkspaceFileError as exc:
+            raise RunStopped(turn_error("config_invalid", str(exc), loop=loop)) from None
+        if job.hook_config is not None:
+            document = {**document, "pre_llm_hook": job.hook_config}
+        check = check_agent_config(document)
+        if not check.valid:
+            raise RunStopped(config_error(AGENT_FILE, check.findings, loop=loop))
+        applies = check.applies_to(loop) if job.hook is None else True
+        chosen = job.hook or (check.hook.source if check.hook else None)
+        base = {"contract": self.name, "sample": job.sample.name, "loop": loop, "input": request}
+        if not applies or chosen is None:
+            return RunOutcome(
+                status="not_applied",
+                result=request,
+                inspection=pre_llm_decision(
+                    request, None, loop=loop, applied=False, in_pieces=job.in_pieces
+                ),
+                **base,
+            )
+        ref = parse_source_ref(chosen.strip())
+        hook = HookRef(source=ref.path, function=ref.function, contract="pre_llm")
+        code_execution = document.get("code_execution")
+        sys_lambda = isinstance(code_execution, dict) and code_execution.get("sys_lambda") is True
+        reply = await call_hook(
+            HookCall(
+                source=chosen,
+                hook=hook,
+                encoded=_inputs.get(
+                    request,
+                    lambda: json_bytes({"request": request, "loop": {"name": loop}}, job.in_pieces),
+                    extra=loop,
+                ),
+                timeout_ms=check.effective_timeout_ms,
+                loop=loop,
+                api="adf",
+                options={"sys_lambda": sys_lambda},
+                hash_result=True,
+            )
+        )
+        output = reply.output_fields(hook)
+        error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop)
+        if error is not None:
+            return RunOutcome(
+                status="turn_error",
+                turn_error=error,
+                rejected=reply.value if error.kind == "invalid_result" else None,
+                inspection=pre_llm_decision(
+                    request, None, loop=loop, applied=True, in_pieces=job.in_pieces
+                ),
+                **base,
+                **output,
+            )
+        returned = reply.value
+        return RunOutcome(
+            status="ok",
+            result=returned,
+            inspection=pre_llm_decision(
+                request,
+                returned,
+                loop=loop,
+                applied=True,
+                returned_hash=reply.value_sha256,
+                in_pieces=job.in_pieces,
+            ),
+            warnings=[f.to_json() for f in presented_not_enabled(request.get("tools"), returned)],
+            **base,
+            **output,
+        )
+
+    def describe(self, outcome: RunOutcome) -> list[str]:
+        lines: list[str] = []
+        decision = outcome.inspection
+        changed = decision.get("changed") or {}
+        if changed:
+            parts = [k for k, v in changed.items() if v]
+            lines.append("  changed: " + (", ".join(parts) if parts else "nothing"))
+        tools = decision.get("tools") or {}
+        if tools.get("added") or tools.get("removed"):
+            lines.append(
+                f"  tools: {tools.get('before')} -> {tools.get('after')}"
+                + (f", removed {_names(tools['removed'])}" if tools.get("removed") else "")
+                + (f", added {_names(tools['added'])}" if tools.get("added") else "")
+            )
+        return lines
+
+
+def _names(names: list[str], shown: int = 8) -> str:
+    listed = ", ".join(names[:shown])
+    return listed + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _invalid_request(
+    returned: Any, duration_ms: float, hook: HookRef, loop: str
+) -> TurnError | None:
+    found = errors(validate_request(returned))
+    if not found:
+        return None
+    first = found[0]
+    return turn_error(
+        "invalid_result",
+        f"`{hook.function}` returned {first.message}",
+        path=first.pointer,
+        hook=hook,
+        loop=loop,
+        duration_ms=round(duration_ms, 3),
+        details={"findings": [f.to_json() for f in found[:50]], "count": len(found)},
+    )

@@ -1,0 +1,196 @@
+"""The step-preparation contract (spec/crux.md): the hook returns an amendment to the baseline."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from studio.core.contract import (
+    CallHook,
+    Contract,
+    HeadlessCheck,
+    HookCall,
+    RunJob,
+    RunStopped,
+)
+from studio.core.findings import Finding
+from studio.core.run_outcome import RunOutcome
+from studio.core.source_ref import parse_source_ref
+from studio.core.step.decision import (
+    RESOURCE_READ_REASONS,
+    decide_step,
+    preparation_failure,
+    resource_read_failure,
+    step_timeout_ms,
+)
+from studio.core.step.sample import (
+    StepSample,
+    parse_step_sample,
+    step_context,
+    step_worker_payload,
+)
+from studio.core.turn_error import HookRef, TurnError, turn_error
+
+
+class StepContract(Contract):
+    name = "step"
+    label = "step preparation"
+    title = "Step preparation"
+    result_view = "amendment"
+    sample_schema = "step_sample"
+
+    def parse_sample(self, document: Any) -> StepSample | list[Finding]:
+        return parse_step_sample(document)
+
+    def sample_template(self) -> dict[str, Any]:
+        return {
+            "contract": "step",
+            "description": "A new step-preparation sample: the first step of a run.",
+            "baseline": {
+                "contributors": ["persona"],
+                "tools": ["search"],
+                "activeTools": ["search"],
+                "model": "standard-model",
+            },
+            "step": {
+                "index": 0,
+                "reason": "initial",
+                "input": {},
+                "messages": [{"role": "user", "content": "Hello!"}],
+            },
+            "resources": [],
+        }
+
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        from studio.core.step.schemas import schemas
+
+        return schemas()
+
+    def checks(self) -> list[HeadlessCheck]:
+        return [
+            HeadlessCheck(
+                "check-amendment",
+                "validate a step-preparation amendment against its baseline",
+                _amendment_arguments,
+                _check_amendment,
+            )
+        ]
+
+    async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
+        parsed: StepSample = job.parsed
+        chosen = job.hook or (job.settings.step.source if job.settings.step else None)
+        if not chosen:
+            raise RunStopped(
+                turn_error(
+                    "config_invalid",
+                    "no step-preparation hook: set step.source in hookstudio.json or pass --hook",
+                    path="/step/source",
+                )
+            )
+        ref = parse_source_ref(chosen.strip())
+        hook = HookRef(source=ref.path, function=ref.function, contract="step")
+        base = {"contract": self.name, "sample": job.sample.name, "input": step_context(parsed)}
+        reply = await call_hook(
+            HookCall(
+                source=chosen,
+                hook=hook,
+                argument=step_worker_payload(parsed),
+                timeout_ms=step_timeout_ms(parsed.deadline_ms),
+                api="step",
+            )
+        )
+        output = reply.output_fields(hook)
+        if reply.error is not None:
+            return RunOutcome(
+                status="turn_error", turn_error=_worker_failure(reply.error), **base, **output
+            )
+        decision = decide_step(parsed, reply.value, reply.extra.get("reads") or [])
+        if decision.error is not None:
+            error = decision.error.model_copy(
+                update={"hook": hook, "duration_ms": round(reply.duration_ms, 3)}
+            )
+            return RunOutcome(
+                status="turn_error", turn_error=error, result=decision.amendment, **base, **output
+            )
+        assert decision.inspection is not None and decision.effective is not None
+        return RunOutcome(
+            status="ok",
+            result=decision.amendment,
+            inspection=decision.inspection.to_json(),
+            effective=decision.effective.to_json(),
+            warnings=[f.to_json() for f in decision.findings if f.severity == "warning"],
+            **base,
+            **output,
+        )
+
+    def describe(self, outcome: RunOutcome) -> list[str]:
+        lines: list[str] = []
+        if not outcome.inspection:
+            return lines
+        asked = outcome.inspection.get("amendment") or {}
+        lines.append(
+            "  amendment: "
+            + ", ".join(f"{k} {v}" for k, v in asked.items() if v not in (0, False, None))
+            or "  amendment: none"
+        )
+        for read in outcome.inspection.get("resources") or []:
+            lines.append(f"  read {read['identity']} ({read['valueHash'][:12]})")
+        effective = outcome.effective or {}
+        if effective:
+            lines.append(f"  effective model: {effective.get('model')!r}")
+            tools = effective.get("activeTools") or effective.get("tools") or []
+            lines.append(f"  effective tools: {', '.join(tools) or 'none'}")
+        return lines
+
+
+def _worker_failure(error: TurnError) -> TurnError:
+    """A worker failure in preparation terms: the reference's error beside the user's story."""
+    contract_error = error.details.get("contract_error") or {}
+    common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})
+    details = {k: v for k, v in error.details.items() if k != "contract_error"}
+    if contract_error.get("error") == "ResourceReadError" and contract_error.get("reason") in (
+        RESOURCE_READ_REASONS
+    ):
+        failure = resource_read_failure(
+            contract_error["reason"], identity=contract_error.get("identity"), **common
+        )
+        return failure.model_copy(
+            update={
+                "message": f"{failure.message} ({error.message})",
+                "details": {**failure.details, **details},
+            }
+        )
+    reason = (
+        contract_error.get("reason") if contract_error.get("error") == "PreparationError" else None
+    )
+    if reason not in ("callback", "timeout", "aborted"):
+        reason = {"timeout": "timeout", "cancelled": "aborted"}.get(error.kind, "callback")
+    failure = preparation_failure(reason, kind=error.kind, details=details, **common)
+    return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
+
+
+def _amendment_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help='{"baseline": {...}, "amendment": ...} (JSON)')
+
+
+def _check_amendment(
+    args: argparse.Namespace, read: Callable[[str], Any]
+) -> tuple[dict[str, Any], bool]:
+    from studio.core.step.check import AmendmentDocumentError, check_amendment
+
+    try:
+        result = check_amendment(read(args.file))
+    except AmendmentDocumentError as exc:
+        result = {
+            "valid": False,
+            "error": {
+                "name": "InvalidCheckDocument",
+                "code": None,
+                "message": "the file is not a {baseline, amendment} document the studio can check",
+                "diagnostics": [f.to_json() for f in exc.findings],
+            },
+            "inspection": None,
+            "effective": None,
+        }
+    return result, bool(result["valid"])
