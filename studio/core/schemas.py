@@ -1,4 +1,5 @@
-"""Every JSON Schema (draft 2020-12) the studio publishes, gathered from the packages that own them.
+"""Every JSON Schema (draft 2020-12) the studio publishes, gathered from the contracts
+in the registry and from the workspace package.
 
 Each package's validators are the authority: they also apply the rules a schema cannot say (tool
 pairing, a source path that leaves the workspace). The schemas serve editors and scripts.
@@ -8,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.core.chain import schemas as chain
-from studio.core.pre_llm import schemas as pre_llm
-from studio.core.step import schemas as step
+from studio.core.registry import CONTRACTS
 from studio.core.workspace import schemas as workspace
 
 # The order ``hook-studio schema`` has always printed them in; a schema not named here follows.
@@ -29,7 +28,7 @@ _ORDER = (
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every schema by name, each a standalone document (a fresh copy, free to change)."""
     merged: dict[str, dict[str, Any]] = {}
-    for owner in (pre_llm, workspace, step, chain):
+    for owner in (*CONTRACTS.values(), workspace):
         for name, schema in owner.schemas().items():
             if name in merged:
                 raise ValueError(f"two packages publish a schema named {name!r}")
