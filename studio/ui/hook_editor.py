@@ -44,6 +44,7 @@ from studio.core.pre_llm.targets import (
     validate_draft,
 )
 from studio.core.source_ref import format_source_ref, parse_source_ref
+from studio.engine.runtimes import unrunnable_problem
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
 ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
@@ -294,7 +295,7 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
-        self.findings = validate_draft(draft)
+        self.findings = validate_draft(draft, unrunnable_problem)
         problems = {}
         for finding in self.findings:
             if len(finding.path) == 2 and finding.path[0] == "targets":

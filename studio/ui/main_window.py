@@ -37,7 +37,7 @@ from studio.core.source_ref import parse_source_ref
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
-from studio.engine.python_functions import functions_in_file
+from studio.engine.runtimes import runnable_extensions, runtime_for
 from studio.ui.engine_bridge import EngineBridge, RunTicket
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
@@ -318,7 +318,9 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, APP_NAME, f"agent.json cannot be edited:\n{exc}")
             return
         limit = check_agent_config(self.document.document).execution_limit_ms
-        self.hook_editor.set_context(self._declared_loops(), limit, self.workspace.hook_sources())
+        self.hook_editor.set_context(
+            self._declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
+        )
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
         self._refresh_loops()
 
@@ -354,7 +356,7 @@ class MainWindow(QMainWindow):
         root = self.workspace.root
         wanted = [root, root / "samples", root / "lib"]
         files = [self.workspace.agent_path, self.workspace.settings_path]
-        files += [root / s for s in self.workspace.hook_sources()]
+        files += [root / s for s in self.workspace.hook_sources(runnable_extensions())]
         files += [s.path for s in self.workspace.samples()]
         existing = [str(p) for p in [*wanted, *files] if p.exists()]
         if existing:
@@ -384,7 +386,10 @@ class MainWindow(QMainWindow):
         self._refresh_samples()
         self.sample_editor.on_files_changed(changed)
         if self.rerun_action.isChecked() and self._last_run is not None:
-            sources = {str(self.workspace.root / s) for s in self.workspace.hook_sources()}
+            sources = {
+                str(self.workspace.root / s)
+                for s in self.workspace.hook_sources(runnable_extensions())
+            }
             samples = {str(s.path) for s in self.workspace.samples()}
             if changed & (sources | samples):
                 self._rerun()
@@ -424,9 +429,10 @@ class MainWindow(QMainWindow):
             return
         self._functions_key = key
         names: list[str] = []
-        if key is not None and target is not None:
+        runtime = runtime_for(str(target)) if target is not None else None
+        if key is not None and target is not None and runtime is not None:
             try:
-                names = [f.name for f in functions_in_file(target)]
+                names = [f.name for f in runtime.functions(target)]
             except OSError:
                 names = []
         self.hook_editor.set_functions(names)

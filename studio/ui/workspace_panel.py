@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.workspace.folder import AGENT_FILE, STUDIO_FILE, Workspace
+from studio.engine.runtimes import runnable_extensions
 
 KIND_ROLE = Qt.ItemDataRole.UserRole
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -47,7 +48,7 @@ class WorkspacePanel(QWidget):
             item.setData(0, NAME_ROLE, name)
             config.addChild(item)
         sources = QTreeWidgetItem(["Hook sources"])
-        for path in self.workspace.hook_sources():
+        for path in self.workspace.hook_sources(runnable_extensions()):
             item = QTreeWidgetItem([path])
             item.setData(0, KIND_ROLE, "source")
             item.setData(0, NAME_ROLE, path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -214,14 +214,18 @@ def parse_timeout(text: str) -> tuple[int | None, str | None]:
     return int(value), None
 
 
-def validate_draft(draft: HookDraft) -> list[Finding]:
-    """Every problem with a draft at once, each with the field or row it belongs to."""
+def validate_draft(
+    draft: HookDraft, language_problem: Callable[[str], str | None] | None = None
+) -> list[Finding]:
+    """Every problem with a draft at once, each with the field or row it belongs to.
+    ``language_problem`` says why no runtime runs a source path (None when one does)."""
     found: list[Finding] = []
     source = js_trim(draft.source)
     if not source:
         found.append(Finding(("source",), "Lambda source is empty", "targets.source"))
     else:
-        problem = lexical_path_problem(parse_source_ref(source).path)
+        path = parse_source_ref(source).path
+        problem = lexical_path_problem(path) or (language_problem and language_problem(path))
         if problem:
             found.append(Finding(("source",), problem[0].upper() + problem[1:], "targets.source"))
 

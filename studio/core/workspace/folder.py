@@ -211,14 +211,15 @@ class Workspace:
             )
         return Sample(name, contract, document, path)
 
-    def hook_sources(self) -> list[str]:
-        """Python files of the workspace, relative, skipping the studio's own and tool folders."""
+    def hook_sources(self, extensions: tuple[str, ...]) -> list[str]:
+        """The workspace's files that end with one of ``extensions`` (the languages the studio
+        runs), relative, skipping the studio's own and tool folders."""
         found: list[str] = []
         for dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = sorted(
                 d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")
             )
             for filename in sorted(filenames):
-                if filename.endswith(".py"):
+                if filename.endswith(extensions):
                     found.append(os.path.relpath(os.path.join(dirpath, filename), self.root))
         return found

@@ -135,6 +135,17 @@ class TestKeepingTheFile:
 
 
 class TestDraftValidation:
+    def test_a_source_in_a_language_no_runtime_runs_is_a_finding_on_the_source(self):
+        def language(path: str) -> str | None:
+            return None if path.endswith(".py") else "the studio has no runtime for it"
+
+        ts = draft(MAIN, source="lib/policy.ts:transform")
+        assert validate_draft(ts) == []
+        assert [(f.pointer, f.message) for f in validate_draft(ts, language)] == [
+            ("/source", "The studio has no runtime for it")
+        ]
+        assert validate_draft(draft(MAIN), language) == []
+
     def test_every_problem_is_listed_at_once(self):
         d = HookDraft(
             source="  ",
