@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studio.core.findings import Finding, dotted, first_error
-from studio.core.pre_llm.request import (
-    BLOCK_TYPES,
+from studio.core.pre_llm.request import presented_not_enabled, validate_request
+from studio.core.pre_llm.request_check import (
     RULE_BLOCKS,
     RULE_JSON,
     RULE_MESSAGES,
@@ -24,9 +24,8 @@ from studio.core.pre_llm.request import (
     RULE_PAIRING,
     RULE_SYSTEM,
     RULE_TOOLS,
-    presented_not_enabled,
-    validate_request,
 )
+from studio.core.pre_llm.request_messages import BLOCK_TYPES
 from tests.support.json_strategies import json_scalars, json_values
 
 NAN = float("nan")
