@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from studio.engine.fork_server import SPARES
-from tests.engine.conftest import REQUEST, LiveRunner, live_descendants
+from tests.support.processes import live_descendants
+from tests.support.runners import LiveRunner
+from tests.support.workspaces import REQUEST
 
 HOSTILE = Path(__file__).parents[1] / "support" / "hostile_hooks.py"
 

@@ -8,8 +8,9 @@ import shutil
 import pytest
 
 from studio.core.pre_llm.decision_record import request_hash
-from tests.engine.conftest import REQUEST, LiveRunner, make_workspace, write_json
 from tests.support.paths import BUNDLED_WORKSPACE as SAMPLES
+from tests.support.runners import LiveRunner
+from tests.support.workspaces import REQUEST, make_workspace, write_json
 
 
 def hook_file(workspace, name: str, text: str) -> None:

@@ -1,4 +1,4 @@
-"""GUI tests drive real widgets offscreen; a test may not leave a worker process behind."""
+"""GUI tests drive real widgets offscreen, and a dialog nobody answers fails the test."""
 
 from __future__ import annotations
 
@@ -6,21 +6,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-
-from tests.engine.conftest import live_descendants
-from tests.support.paths import BUNDLED_WORKSPACE as BUNDLED
-
-
-@pytest.fixture(autouse=True)
-def no_worker_left_behind() -> Iterator[None]:
-    before = live_descendants(os.getpid())
-    yield
-    assert live_descendants(os.getpid()) <= before, "a test left a process running"
 
 
 @pytest.fixture(autouse=True)
@@ -34,11 +20,3 @@ def no_modal_dialog(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for name in ("question", "warning", "information", "critical"):
         monkeypatch.setattr(QMessageBox, name, unexpected)
-
-
-@pytest.fixture
-def sample_workspace(tmp_path: Path) -> Path:
-    """A writable copy of the bundled workspace."""
-    target = tmp_path / "workspace"
-    shutil.copytree(BUNDLED, target, ignore=shutil.ignore_patterns(".hookstudio", "__pycache__"))
-    return target

@@ -1,0 +1,29 @@
+"""A runner a synchronous test can keep across many runs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from studio.core.workspace.folder import Workspace
+from studio.engine.runner import Runner
+
+
+class LiveRunner:
+    """A runner on its own event loop, so a test can keep one (and its fork server) across
+    many runs."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.runner = Runner(workspace)
+
+    def run(self, sample: str = "basic", **kwargs: Any) -> Any:
+        return self.loop.run_until_complete(self.runner.run(sample, **kwargs))
+
+    def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return self.loop.run_until_complete(coro)
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.runner.close())
+        self.loop.close()

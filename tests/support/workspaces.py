@@ -1,0 +1,65 @@
+"""Workspaces on disk: a small one written from scratch, and a writable copy of the bundled one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from studio.core.workspace.folder import Workspace
+from tests.support.paths import BUNDLED_WORKSPACE
+
+REQUEST = {
+    "system": "You are a support agent.",
+    "messages": [
+        {"role": "user", "content": "Read the log."},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "c1", "name": "fs_read", "input": {"p": "a"}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "ok"}],
+        },
+    ],
+    "tools": [
+        {"name": "fs_read", "description": "Read", "input_schema": {"type": "object"}},
+        {"name": "shell", "description": "Run", "input_schema": {"type": "object"}},
+    ],
+    "options": {"temperature": 0.7},
+}
+
+
+def write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+
+
+def make_workspace(root: Path, *, timeout_ms: int = 1000, sys_lambda: bool = False) -> Workspace:
+    """A pre-LLM hook that drops the ``shell`` tool, one sample (``basic``) and one declared
+    environment variable."""
+    write_json(
+        root / "agent.json",
+        {
+            "pre_llm_hook": {"source": "lib/policy.py:transform", "timeout_ms": timeout_ms},
+            "limits": {"execution_timeout_ms": 60000},
+            "code_execution": {"sys_lambda": sys_lambda},
+        },
+    )
+    write_json(root / "hookstudio.json", {"version": 1, "env": {"WORKSPACE_VAR": "declared"}})
+    write_json(root / "samples" / "basic.json", {"loop": "main", "request": REQUEST})
+    (root / "lib").mkdir(exist_ok=True)
+    (root / "lib" / "policy.py").write_text(
+        "def transform(payload):\n"
+        "    request = payload['request']\n"
+        "    return {**request, 'tools': [t for t in request['tools'] if t['name'] != 'shell']}\n"
+    )
+    return Workspace.open(root)
+
+
+def copy_bundled_workspace(target: Path) -> Path:
+    """The bundled workspace without its records or bytecode, so a test may change it freely."""
+    shutil.copytree(
+        BUNDLED_WORKSPACE, target, ignore=shutil.ignore_patterns(".hookstudio", "__pycache__")
+    )
+    return target
