@@ -22,7 +22,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Literal
 
-from studio.core.chain.shapes import STUDIO_TOKEN_ESTIMATE, STUDIO_TRIM_PAIRS, StudioRule
+from studio.core.chain.shape_keys import STUDIO_TOKEN_ESTIMATE, STUDIO_TRIM_PAIRS
+from studio.core.chain.shapes import StudioRule
 
 HookKind = Literal["pre", "post"]
 BuiltinHook = Callable[[Mapping[str, Any]], dict[str, Any] | None]

@@ -15,13 +15,13 @@ from studio.core.chain.run import (
     MAX_HOOK_TIMEOUT_MS,
     SAMPLE_KEYS,
 )
-from studio.core.chain.shapes import (
+from studio.core.chain.shape_keys import (
     PRE_CONTEXT_KEYS,
     PROFILE_COST_KEYS,
     PROFILE_FLAG_KEYS,
     PROFILE_TOKEN_KEYS,
 )
-from studio.core.chain.shapes import ROLES as CHAIN_ROLES
+from studio.core.chain.shape_keys import ROLES as CHAIN_ROLES
 from studio.core.js_text import _IDENTIFIER as JS_IDENTIFIER
 from studio.core.json.schema_parts import NON_EMPTY, closed, standalone
 from studio.core.json.values import MAX_SAFE_INTEGER

@@ -15,74 +15,77 @@ them carries that rule's id, so the interface can show it as a studio rule.
 The views use the seed's camelCase keys (``modelProfile``, ``systemPromptSuffix``, ...) as their
 field names, keep every extra key a message, tool or profile carries, and write the wire form back
 with ``to_json()``.
+
+This module holds the studio rules, the validators, the parsers and the chain semantics; the
+names of the shapes are in ``shape_keys``, the checks of their parts in ``shape_checks`` and the
+views in ``shape_views``.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
-from studio.core.findings import Finding, PathPart, dotted, errors, warnings
-from studio.core.json.values import (
-    MAX_SAFE_INTEGER,
-    is_finite_number,
-    is_number,
-    is_whole_number,
-    json_problems,
-    key_problem,
-    type_name,
+from studio.core.chain.shape_checks import (
+    Checker,
+    check_escape_message,
+    check_interrupt,
+    check_messages,
+    check_model,
+    check_profile,
+    check_retry,
+    check_state,
+    check_string,
+    check_tools,
+    context_keys,
+    named,
+    require,
+    result_keys,
+    run_checks,
 )
-
-Path = tuple[PathPart, ...]
-Role = Literal["user", "assistant", "system", "tool"]
-PreEscape = Literal["shortCircuit", "interrupt"]
-PostEscape = Literal["retry", "interrupt"]
-Escape = Literal["shortCircuit", "interrupt", "retry"]
-
-ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
-DEFAULT_MAX_RETRIES = 1
-SUFFIX_SEPARATOR = "\n\n"
-MAX_DEPTH = 200
-"""Deepest nesting of arrays and objects in a context or result (studio rule ``json-only``)."""
-
-PRE_CONTEXT_KEYS = ("messages", "model", "modelProfile", "tools", "systemPrompt", "state")
-PRE_RESULT_KEYS = (
-    "messages",
-    "model",
-    "systemPromptSuffix",
-    "tools",
-    "shortCircuit",
-    "interrupt",
+from studio.core.chain.shape_keys import (
+    DEFAULT_MAX_RETRIES,
+    MAX_DEPTH,
+    POST_CONTEXT_KEYS,
+    POST_RESULT_KEYS,
+    PRE_CONTEXT_KEYS,
+    PRE_RESULT_KEYS,
+    REQUEST_KEYS,
+    RULE_POST_CONTEXT,
+    RULE_POST_RESULT,
+    RULE_PRE_CONTEXT,
+    RULE_PRE_RESULT,
+    STUDIO_CONTEXT_EXTRA_KEY,
+    STUDIO_ESCAPE_ROLE,
+    STUDIO_FAIL_CLOSED,
+    STUDIO_INTERRUPT_SHAPE,
+    STUDIO_JSON_ONLY,
+    STUDIO_MESSAGE_SHAPE,
+    STUDIO_MODEL_NAME,
+    STUDIO_PROFILE_SHAPE,
+    STUDIO_RESULT_NULL,
+    STUDIO_RESULT_UNKNOWN_KEY,
+    STUDIO_RETRY_BUDGET,
+    STUDIO_RETRY_SHAPE,
+    STUDIO_SINGLE_ESCAPE,
+    STUDIO_SUFFIX_SEPARATOR,
+    STUDIO_TOKEN_ESTIMATE,
+    STUDIO_TOOL_NAMES,
+    STUDIO_TRIM_PAIRS,
+    SUFFIX_SEPARATOR,
+    Escape,
+    Path,
 )
-POST_CONTEXT_KEYS = ("response", "request", "state")
-REQUEST_KEYS = ("messages", "model", "tools", "state")
-POST_RESULT_KEYS = ("response", "retry", "interrupt")
-INTERRUPT_KEYS = ("reason", "value")
-RETRY_KEYS = ("feedback", "maxRetries")
-MESSAGE_KEYS = ("role", "content", "toolCalls", "toolCallId")
-PROFILE_TOKEN_KEYS = ("maxInputTokens", "maxOutputTokens")
-PROFILE_COST_KEYS = ("costPerMillionInputTokens", "costPerMillionOutputTokens")
-PROFILE_FLAG_KEYS = ("supportsParallelToolCalls", "supportsVision", "supportsCaching")
-PROFILE_KEYS = PROFILE_TOKEN_KEYS + PROFILE_COST_KEYS + PROFILE_FLAG_KEYS
-
-# Rule ids of the findings that come straight from the seed's interfaces.
-RULE_PRE_CONTEXT = "pleach.pre-context"
-RULE_POST_CONTEXT = "pleach.post-context"
-RULE_PRE_RESULT = "pleach.pre-result"
-RULE_POST_RESULT = "pleach.post-result"
-RULE_PROFILE = "pleach.model-profile"
-RULE_TOOLS = "pleach.tools"
-RULE_INTERRUPT = "pleach.interrupt"
-RULE_RETRY = "pleach.retry"
-RULE_STATE = "pleach.state"
-RULE_UNCHECKABLE = "pleach.uncheckable"
-
+from studio.core.chain.shape_views import (
+    PostModelHookContext,
+    PostModelHookResult,
+    PreModelHookContext,
+    PreModelHookResult,
+    View,
+)
+from studio.core.findings import Finding, errors
+from studio.core.json.values import is_whole_number, type_name
 
 # --------------------------------------------------------------------------------------------
 # Studio rules
@@ -96,24 +99,6 @@ class StudioRule:
     source: str
     text: str
 
-
-STUDIO_SUFFIX_SEPARATOR = "pleach.studio.suffix-separator"
-STUDIO_RETRY_BUDGET = "pleach.studio.retry-budget"
-STUDIO_FAIL_CLOSED = "pleach.studio.fail-closed"
-STUDIO_TRIM_PAIRS = "pleach.studio.trim-pairs"
-STUDIO_TOKEN_ESTIMATE = "pleach.studio.token-estimate"
-STUDIO_MESSAGE_SHAPE = "pleach.studio.message-shape"
-STUDIO_TOOL_NAMES = "pleach.studio.tool-names"
-STUDIO_PROFILE_SHAPE = "pleach.studio.profile-shape"
-STUDIO_MODEL_NAME = "pleach.studio.model-name"
-STUDIO_RESULT_NULL = "pleach.studio.result-null"
-STUDIO_RESULT_UNKNOWN_KEY = "pleach.studio.result-unknown-key"
-STUDIO_SINGLE_ESCAPE = "pleach.studio.single-escape"
-STUDIO_INTERRUPT_SHAPE = "pleach.studio.interrupt-shape"
-STUDIO_RETRY_SHAPE = "pleach.studio.retry-shape"
-STUDIO_ESCAPE_ROLE = "pleach.studio.escape-role"
-STUDIO_CONTEXT_EXTRA_KEY = "pleach.studio.context-extra-key"
-STUDIO_JSON_ONLY = "pleach.studio.json-only"
 
 STUDIO_RULES: list[StudioRule] = [
     StudioRule(
@@ -247,454 +232,30 @@ def studio_rule(rule_id: str) -> StudioRule | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Finding collection
-
-
-def _name(path: Path, root: str) -> str:
-    return dotted(path) or root
-
-
-def _show(value: Any) -> str:
-    """A short, safe description of a value for a message."""
-    if isinstance(value, str):
-        text = value if len(value) <= 40 else value[:40] + "..."
-        return json.dumps(text)
-    if type(value) is int and -(10**15) < value < 10**15:
-        return repr(value)
-    if type(value) is float and math.isfinite(value):
-        return repr(value)
-    return type_name(value)
-
-
-def _finite_number(value: Any) -> bool:
-    """A JSON number that a JavaScript runtime holds as a finite double."""
-    if isinstance(value, float):
-        return is_finite_number(value)
-    if not is_number(value):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
-
-
-class _Checker:
-    def __init__(self) -> None:
-        self.found: list[Finding] = []
-
-    def error(self, path: Path, message: str, rule: str) -> None:
-        self.found.append(Finding(path, message, rule))
-
-    def warn(self, path: Path, message: str, rule: str) -> None:
-        self.found.append(Finding(path, message, rule, "warning"))
-
-    def sorted(self) -> list[Finding]:
-        return errors(self.found) + warnings(self.found)
-
-
-def _run(check: Callable[[_Checker, Any], None], value: Any) -> list[Finding]:
-    checker = _Checker()
-    try:
-        check(checker, value)
-    except Exception as exc:
-        # A validator never raises: a value that defeats the checks is itself a finding.
-        checker.error(
-            (), f"the value could not be checked ({type(exc).__name__})", RULE_UNCHECKABLE
-        )
-    return checker.sorted()
-
-
-def _check_json(c: _Checker, value: Any, path: Path) -> None:
-    """Flag whatever JSON cannot hold. Iterative, so any nesting depth is safe."""
-    for where, what in json_problems(
-        value, exact_types=False, large_ints="allowed", max_depth=MAX_DEPTH, depth=len(path)
-    ):
-        at = (*path, *where)
-        c.error(at, f"{_name(at, 'the value')} {what}", STUDIO_JSON_ONLY)
-
-
-def _string_keys(c: _Checker, obj: dict[Any, Any], at: Path, root: str) -> list[str]:
-    """The object's string keys; a key of another type is a finding."""
-    keys: list[str] = []
-    for key in list(obj):
-        if isinstance(key, str):
-            keys.append(key)
-        else:
-            c.error(at, f"{_name(at, root)} {key_problem(key)}", STUDIO_JSON_ONLY)
-    return keys
-
-
-def _suggest(key: str, known: Iterable[str]) -> str:
-    if len(key) > 64:
-        return ""
-    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
-    return f' (did you mean "{close[0]}"?)' if close else ""
-
-
-def _require(
-    c: _Checker, obj: dict[Any, Any], key: str, at: Path, what: str, rule: str, root: str
-) -> bool:
-    if key in obj:
-        return True
-    c.error((*at, key), f"{_name((*at, key), root)} is required ({what})", rule)
-    return False
-
-
-def _check_string(
-    c: _Checker, value: Any, at: Path, rule: str, root: str, *, non_empty: bool = False
-) -> None:
-    if not isinstance(value, str):
-        kind = "a non-empty string" if non_empty else "a string"
-        c.error(at, f"{_name(at, root)} must be {kind}, got {type_name(value)}", rule)
-    elif non_empty and value == "":
-        c.error(at, f"{_name(at, root)} must be a non-empty string, got an empty string", rule)
-
-
-# --------------------------------------------------------------------------------------------
-# Shapes
-
-
-def _check_content_part(c: _Checker, part: Any, at: Path, root: str) -> None:
-    rule = STUDIO_MESSAGE_SHAPE
-    if not isinstance(part, dict):
-        c.error(at, f"{_name(at, root)} must be a content part object, got {type_name(part)}", rule)
-        return
-    keys = _string_keys(c, part, at, root)
-    if _require(c, part, "type", at, "a non-empty string naming the part's kind", rule, root):
-        _check_string(c, part["type"], (*at, "type"), rule, root, non_empty=True)
-    if part.get("type") == "text":
-        if _require(c, part, "text", at, "a string, in a text part", rule, root):
-            _check_string(c, part["text"], (*at, "text"), rule, root)
-    elif part.get("text") is not None:
-        _check_string(c, part["text"], (*at, "text"), rule, root)
-    for key in keys:
-        if key not in ("type", "text"):
-            _check_json(c, part[key], (*at, key))
-
-
-def _check_tool_call(c: _Checker, call: Any, at: Path, root: str) -> None:
-    rule = STUDIO_MESSAGE_SHAPE
-    if not isinstance(call, dict):
-        c.error(at, f"{_name(at, root)} must be a tool call object, got {type_name(call)}", rule)
-        return
-    keys = _string_keys(c, call, at, root)
-    if _require(c, call, "name", at, "a non-empty string naming the tool", rule, root):
-        _check_string(c, call["name"], (*at, "name"), rule, root, non_empty=True)
-    if "id" in call and call["id"] is not None:
-        _check_string(c, call["id"], (*at, "id"), rule, root, non_empty=True)
-    for key in keys:
-        if key not in ("name", "id"):
-            _check_json(c, call[key], (*at, key))
-
-
-def _has_tool_calls(message: dict[Any, Any]) -> bool:
-    calls = message.get("toolCalls")
-    return isinstance(calls, list) and len(calls) > 0
-
-
-def _check_message(c: _Checker, message: Any, at: Path, root: str) -> None:
-    rule = STUDIO_MESSAGE_SHAPE
-    if not isinstance(message, dict):
-        c.error(at, f"{_name(at, root)} must be a message object, got {type_name(message)}", rule)
-        return
-    keys = _string_keys(c, message, at, root)
-    roles = ", ".join(ROLES)
-    role = message.get("role")
-    if _require(c, message, "role", at, f"one of {roles}", rule, root) and (
-        not isinstance(role, str) or role not in ROLES
-    ):
-        c.error(
-            (*at, "role"),
-            f"{_name((*at, 'role'), root)} must be one of {roles}, got {_show(role)}",
-            rule,
-        )
-
-    content = message.get("content")
-    may_omit = role == "assistant" and _has_tool_calls(message)
-    if content is None and not may_omit:
-        got = "null" if "content" in message else "nothing"
-        c.error(
-            (*at, "content"),
-            f"{_name((*at, 'content'), root)} must be a string or an array of content parts, "
-            f"got {got} (only an assistant message with tool calls may leave it out)",
-            rule,
-        )
-    elif isinstance(content, list):
-        for i, part in enumerate(list(content)):
-            _check_content_part(c, part, (*at, "content", i), root)
-    elif content is not None and not isinstance(content, str):
-        c.error(
-            (*at, "content"),
-            f"{_name((*at, 'content'), root)} must be a string or an array of content parts, "
-            f"got {type_name(content)}",
-            rule,
-        )
-
-    calls = message.get("toolCalls")
-    if calls is not None:
-        if not isinstance(calls, list):
-            c.error(
-                (*at, "toolCalls"),
-                f"{_name((*at, 'toolCalls'), root)} must be an array of tool calls, "
-                f"got {type_name(calls)}",
-                rule,
-            )
-        else:
-            for i, call in enumerate(list(calls)):
-                _check_tool_call(c, call, (*at, "toolCalls", i), root)
-            if calls and isinstance(role, str) and role in ROLES and role != "assistant":
-                c.warn(
-                    (*at, "toolCalls"),
-                    f"{_name((*at, 'toolCalls'), root)} is on a {role} message; only an "
-                    "assistant message carries tool calls, so the studio ignores them",
-                    rule,
-                )
-
-    call_id = message.get("toolCallId")
-    if call_id is not None:
-        _check_string(c, call_id, (*at, "toolCallId"), rule, root, non_empty=True)
-
-    if "tool_calls" in message:
-        c.warn(
-            (*at, "tool_calls"),
-            f"{_name((*at, 'tool_calls'), root)} is not read: the studio reads tool calls from "
-            "toolCalls",
-            rule,
-        )
-    for key in keys:
-        if key not in MESSAGE_KEYS:
-            _check_json(c, message[key], (*at, key))
-
-
-def _check_messages(c: _Checker, value: Any, at: Path, root: str, rule: str) -> None:
-    if not isinstance(value, list):
-        c.error(at, f"{_name(at, root)} must be an array of messages, got {type_name(value)}", rule)
-        return
-    for i, message in enumerate(list(value)):
-        _check_message(c, message, (*at, i), root)
-
-
-def _check_escape_message(c: _Checker, value: Any, at: Path, root: str) -> None:
-    _check_message(c, value, at, root)
-    role = value.get("role") if isinstance(value, dict) else None
-    if isinstance(role, str) and role in ROLES and role != "assistant":
-        c.warn(
-            (*at, "role"),
-            f"{_name(at, root)} stands in for the model's answer but has role {role}, "
-            "not assistant",
-            STUDIO_ESCAPE_ROLE,
-        )
-
-
-def _check_tools(c: _Checker, value: Any, at: Path, root: str) -> None:
-    if not isinstance(value, list):
-        c.error(
-            at,
-            f"{_name(at, root)} must be an array of tool definitions, got {type_name(value)}",
-            RULE_TOOLS,
-        )
-        return
-    seen: set[str] = set()
-    for i, tool in enumerate(list(value)):
-        here = (*at, i)
-        if not isinstance(tool, dict):
-            c.error(
-                here,
-                f"{_name(here, root)} must be a tool definition object, got {type_name(tool)}",
-                STUDIO_TOOL_NAMES,
-            )
-            continue
-        keys = _string_keys(c, tool, here, root)
-        if _require(c, tool, "name", here, "a non-empty string", STUDIO_TOOL_NAMES, root):
-            name = tool["name"]
-            _check_string(c, name, (*here, "name"), STUDIO_TOOL_NAMES, root, non_empty=True)
-            if isinstance(name, str) and name:
-                if name in seen:
-                    c.warn(
-                        (*here, "name"),
-                        f"{_name((*here, 'name'), root)}: another tool in this list is already "
-                        f"named {_show(name)}",
-                        STUDIO_TOOL_NAMES,
-                    )
-                seen.add(name)
-        for key in keys:
-            if key != "name":
-                _check_json(c, tool[key], (*here, key))
-
-
-def _check_profile(c: _Checker, value: Any, at: Path, root: str) -> None:
-    if value is None:
-        return
-    rule = STUDIO_PROFILE_SHAPE
-    if not isinstance(value, dict):
-        c.error(
-            at, f"{_name(at, root)} must be an object or null, got {type_name(value)}", RULE_PROFILE
-        )
-        return
-    keys = _string_keys(c, value, at, root)
-    for key in PROFILE_TOKEN_KEYS:
-        if _require(c, value, key, at, "a positive whole number", rule, root):
-            item = value[key]
-            if not (is_whole_number(item) and 1 <= item <= MAX_SAFE_INTEGER):
-                c.error(
-                    (*at, key),
-                    f"{_name((*at, key), root)} must be a positive whole number, got {_show(item)}",
-                    rule,
-                )
-    for key in PROFILE_COST_KEYS:
-        if _require(c, value, key, at, "a finite number, zero or more", rule, root):
-            item = value[key]
-            if not (_finite_number(item) and item >= 0):
-                c.error(
-                    (*at, key),
-                    f"{_name((*at, key), root)} must be a finite number, zero or more, "
-                    f"got {_show(item)}",
-                    rule,
-                )
-    for key in PROFILE_FLAG_KEYS:
-        if _require(c, value, key, at, "a boolean", rule, root) and not isinstance(
-            value[key], bool
-        ):
-            c.error(
-                (*at, key),
-                f"{_name((*at, key), root)} must be a boolean, got {type_name(value[key])}",
-                rule,
-            )
-    for key in keys:
-        if key not in PROFILE_KEYS:
-            _check_json(c, value[key], (*at, key))
-
-
-def _check_state(c: _Checker, value: Any, at: Path, root: str) -> None:
-    if not isinstance(value, dict):
-        c.error(at, f"{_name(at, root)} must be an object, got {type_name(value)}", RULE_STATE)
-        return
-    _check_json(c, value, at)
-
-
-def _check_model(c: _Checker, value: Any, at: Path, root: str) -> None:
-    _check_string(c, value, at, STUDIO_MODEL_NAME, root, non_empty=True)
-
-
-def _check_interrupt(c: _Checker, value: Any, at: Path, root: str) -> None:
-    if not isinstance(value, dict):
-        c.error(
-            at,
-            f"{_name(at, root)} must be an object {{reason, value}}, got {type_name(value)}",
-            RULE_INTERRUPT,
-        )
-        return
-    for key in _string_keys(c, value, at, root):
-        if key not in INTERRUPT_KEYS:
-            c.error(
-                (*at, key),
-                f"{_name(at, root)} has unknown key {_show(key)}{_suggest(key, INTERRUPT_KEYS)}; "
-                "an interrupt holds only reason and value",
-                STUDIO_RESULT_UNKNOWN_KEY,
-            )
-    if _require(
-        c, value, "reason", at, "a string saying why the turn pauses", RULE_INTERRUPT, root
-    ):
-        reason = value["reason"]
-        _check_string(c, reason, (*at, "reason"), RULE_INTERRUPT, root)
-        if reason == "":
-            c.warn(
-                (*at, "reason"),
-                f"{_name((*at, 'reason'), root)} is empty; the user is not told why the turn "
-                "paused",
-                STUDIO_INTERRUPT_SHAPE,
-            )
-    if "value" in value:
-        _check_json(c, value["value"], (*at, "value"))
-
-
-def _check_retry(c: _Checker, value: Any, at: Path, root: str) -> None:
-    if not isinstance(value, dict):
-        c.error(
-            at,
-            f"{_name(at, root)} must be an object {{feedback, maxRetries?}}, "
-            f"got {type_name(value)}",
-            RULE_RETRY,
-        )
-        return
-    for key in _string_keys(c, value, at, root):
-        if key not in RETRY_KEYS:
-            c.error(
-                (*at, key),
-                f"{_name(at, root)} has unknown key {_show(key)}{_suggest(key, RETRY_KEYS)}; "
-                "a retry holds only feedback and maxRetries",
-                STUDIO_RESULT_UNKNOWN_KEY,
-            )
-    if _require(c, value, "feedback", at, "a string for the model", RULE_RETRY, root):
-        feedback = value["feedback"]
-        _check_string(c, feedback, (*at, "feedback"), RULE_RETRY, root)
-        if feedback == "":
-            c.warn(
-                (*at, "feedback"),
-                f"{_name((*at, 'feedback'), root)} is empty; the retried call learns nothing",
-                STUDIO_RETRY_SHAPE,
-            )
-    limit = value.get("maxRetries")
-    if limit is not None and not (is_whole_number(limit) and 1 <= limit <= MAX_SAFE_INTEGER):
-        c.error(
-            (*at, "maxRetries"),
-            f"{_name((*at, 'maxRetries'), root)} must be a positive whole number, "
-            f"got {_show(limit)}",
-            STUDIO_RETRY_SHAPE,
-        )
-
-
-def _context_keys(
-    c: _Checker, value: dict[Any, Any], at: Path, known: tuple[str, ...], root: str
-) -> None:
-    for key in _string_keys(c, value, at, root):
-        if key not in known:
-            c.warn(
-                (*at, key),
-                f"{_name(at, root)} has key {_show(key)}{_suggest(key, known)} that the contract "
-                "does not define; it is passed on unchanged",
-                STUDIO_CONTEXT_EXTRA_KEY,
-            )
-            _check_json(c, value[key], (*at, key))
-
-
-def _result_keys(
-    c: _Checker, value: dict[Any, Any], known: tuple[str, ...], rule_text: str, root: str
-) -> None:
-    for key in _string_keys(c, value, (), root):
-        if key not in known:
-            c.error(
-                (key,),
-                f"{root} has unknown key {_show(key)}{_suggest(key, known)}; {rule_text}",
-                STUDIO_RESULT_UNKNOWN_KEY,
-            )
-
-
-# --------------------------------------------------------------------------------------------
 # Validators
 
 
-def _pre_context(c: _Checker, value: Any) -> None:
+def _pre_context(c: Checker, value: Any) -> None:
     root = "the pre-model hook context"
     if not isinstance(value, dict):
         c.error((), f"{root} must be an object, got {type_name(value)}", RULE_PRE_CONTEXT)
         return
-    _context_keys(c, value, (), PRE_CONTEXT_KEYS, root)
-    if _require(c, value, "messages", (), "an array of messages", RULE_PRE_CONTEXT, root):
-        _check_messages(c, value["messages"], ("messages",), root, RULE_PRE_CONTEXT)
-    if _require(c, value, "model", (), "a non-empty string", RULE_PRE_CONTEXT, root):
-        _check_model(c, value["model"], ("model",), root)
-    if _require(c, value, "modelProfile", (), "an object or null", RULE_PRE_CONTEXT, root):
-        _check_profile(c, value["modelProfile"], ("modelProfile",), root)
-    if _require(c, value, "tools", (), "an array of tool definitions", RULE_PRE_CONTEXT, root):
-        _check_tools(c, value["tools"], ("tools",), root)
-    if _require(c, value, "systemPrompt", (), "a string", RULE_PRE_CONTEXT, root):
-        _check_string(c, value["systemPrompt"], ("systemPrompt",), RULE_PRE_CONTEXT, root)
-    if _require(c, value, "state", (), "an object", RULE_PRE_CONTEXT, root):
-        _check_state(c, value["state"], ("state",), root)
+    context_keys(c, value, (), PRE_CONTEXT_KEYS, root)
+    if require(c, value, "messages", (), "an array of messages", RULE_PRE_CONTEXT, root):
+        check_messages(c, value["messages"], ("messages",), root, RULE_PRE_CONTEXT)
+    if require(c, value, "model", (), "a non-empty string", RULE_PRE_CONTEXT, root):
+        check_model(c, value["model"], ("model",), root)
+    if require(c, value, "modelProfile", (), "an object or null", RULE_PRE_CONTEXT, root):
+        check_profile(c, value["modelProfile"], ("modelProfile",), root)
+    if require(c, value, "tools", (), "an array of tool definitions", RULE_PRE_CONTEXT, root):
+        check_tools(c, value["tools"], ("tools",), root)
+    if require(c, value, "systemPrompt", (), "a string", RULE_PRE_CONTEXT, root):
+        check_string(c, value["systemPrompt"], ("systemPrompt",), RULE_PRE_CONTEXT, root)
+    if require(c, value, "state", (), "an object", RULE_PRE_CONTEXT, root):
+        check_state(c, value["state"], ("state",), root)
 
 
-def _pre_result(c: _Checker, value: Any) -> None:
+def _pre_result(c: Checker, value: Any) -> None:
     root = "the pre-model hook result"
     if value is None:
         return
@@ -705,7 +266,7 @@ def _pre_result(c: _Checker, value: Any) -> None:
             RULE_PRE_RESULT,
         )
         return
-    _result_keys(
+    result_keys(
         c,
         value,
         PRE_RESULT_KEYS,
@@ -714,24 +275,22 @@ def _pre_result(c: _Checker, value: Any) -> None:
         root,
     )
     if value.get("messages") is not None:
-        _check_messages(c, value["messages"], ("messages",), root, RULE_PRE_RESULT)
+        check_messages(c, value["messages"], ("messages",), root, RULE_PRE_RESULT)
     if value.get("model") is not None:
-        _check_model(c, value["model"], ("model",), root)
+        check_model(c, value["model"], ("model",), root)
     if value.get("systemPromptSuffix") is not None:
-        _check_string(
-            c, value["systemPromptSuffix"], ("systemPromptSuffix",), RULE_PRE_RESULT, root
-        )
+        check_string(c, value["systemPromptSuffix"], ("systemPromptSuffix",), RULE_PRE_RESULT, root)
     if value.get("tools") is not None:
-        _check_tools(c, value["tools"], ("tools",), root)
+        check_tools(c, value["tools"], ("tools",), root)
     if value.get("shortCircuit") is not None:
-        _check_escape_message(c, value["shortCircuit"], ("shortCircuit",), root)
+        check_escape_message(c, value["shortCircuit"], ("shortCircuit",), root)
     if value.get("interrupt") is not None:
-        _check_interrupt(c, value["interrupt"], ("interrupt",), root)
+        check_interrupt(c, value["interrupt"], ("interrupt",), root)
     if value.get("shortCircuit") is not None and value.get("interrupt") is not None:
         _two_escapes(c, root, "shortCircuit")
 
 
-def _two_escapes(c: _Checker, root: str, taken: Escape) -> None:
+def _two_escapes(c: Checker, root: str, taken: Escape) -> None:
     """A result holding ``taken`` and an interrupt: the first escape wins (studio rule
     ``single-escape``), so the chain takes ``taken`` and never sees the interrupt."""
     c.warn(
@@ -742,41 +301,41 @@ def _two_escapes(c: _Checker, root: str, taken: Escape) -> None:
     )
 
 
-def _request(c: _Checker, value: Any, at: Path, root: str) -> None:
+def _request(c: Checker, value: Any, at: Path, root: str) -> None:
     if not isinstance(value, dict):
         c.error(
             at,
-            f"{_name(at, root)} must be an object {{messages, model, tools, state}}, "
+            f"{named(at, root)} must be an object {{messages, model, tools, state}}, "
             f"got {type_name(value)}",
             RULE_POST_CONTEXT,
         )
         return
-    _context_keys(c, value, at, REQUEST_KEYS, root)
-    if _require(c, value, "messages", at, "an array of messages", RULE_POST_CONTEXT, root):
-        _check_messages(c, value["messages"], (*at, "messages"), root, RULE_POST_CONTEXT)
-    if _require(c, value, "model", at, "a non-empty string", RULE_POST_CONTEXT, root):
-        _check_model(c, value["model"], (*at, "model"), root)
-    if _require(c, value, "tools", at, "an array of tool definitions", RULE_POST_CONTEXT, root):
-        _check_tools(c, value["tools"], (*at, "tools"), root)
-    if _require(c, value, "state", at, "an object", RULE_POST_CONTEXT, root):
-        _check_state(c, value["state"], (*at, "state"), root)
+    context_keys(c, value, at, REQUEST_KEYS, root)
+    if require(c, value, "messages", at, "an array of messages", RULE_POST_CONTEXT, root):
+        check_messages(c, value["messages"], (*at, "messages"), root, RULE_POST_CONTEXT)
+    if require(c, value, "model", at, "a non-empty string", RULE_POST_CONTEXT, root):
+        check_model(c, value["model"], (*at, "model"), root)
+    if require(c, value, "tools", at, "an array of tool definitions", RULE_POST_CONTEXT, root):
+        check_tools(c, value["tools"], (*at, "tools"), root)
+    if require(c, value, "state", at, "an object", RULE_POST_CONTEXT, root):
+        check_state(c, value["state"], (*at, "state"), root)
 
 
-def _post_context(c: _Checker, value: Any) -> None:
+def _post_context(c: Checker, value: Any) -> None:
     root = "the post-model hook context"
     if not isinstance(value, dict):
         c.error((), f"{root} must be an object, got {type_name(value)}", RULE_POST_CONTEXT)
         return
-    _context_keys(c, value, (), POST_CONTEXT_KEYS, root)
-    if _require(c, value, "response", (), "a message", RULE_POST_CONTEXT, root):
-        _check_escape_message(c, value["response"], ("response",), root)
-    if _require(c, value, "request", (), "an object", RULE_POST_CONTEXT, root):
+    context_keys(c, value, (), POST_CONTEXT_KEYS, root)
+    if require(c, value, "response", (), "a message", RULE_POST_CONTEXT, root):
+        check_escape_message(c, value["response"], ("response",), root)
+    if require(c, value, "request", (), "an object", RULE_POST_CONTEXT, root):
         _request(c, value["request"], ("request",), root)
-    if _require(c, value, "state", (), "an object", RULE_POST_CONTEXT, root):
-        _check_state(c, value["state"], ("state",), root)
+    if require(c, value, "state", (), "an object", RULE_POST_CONTEXT, root):
+        check_state(c, value["state"], ("state",), root)
 
 
-def _post_result(c: _Checker, value: Any) -> None:
+def _post_result(c: Checker, value: Any) -> None:
     root = "the post-model hook result"
     if value is None:
         return
@@ -787,7 +346,7 @@ def _post_result(c: _Checker, value: Any) -> None:
             RULE_POST_RESULT,
         )
         return
-    _result_keys(
+    result_keys(
         c,
         value,
         POST_RESULT_KEYS,
@@ -795,11 +354,11 @@ def _post_result(c: _Checker, value: Any) -> None:
         root,
     )
     if value.get("response") is not None:
-        _check_escape_message(c, value["response"], ("response",), root)
+        check_escape_message(c, value["response"], ("response",), root)
     if value.get("retry") is not None:
-        _check_retry(c, value["retry"], ("retry",), root)
+        check_retry(c, value["retry"], ("retry",), root)
     if value.get("interrupt") is not None:
-        _check_interrupt(c, value["interrupt"], ("interrupt",), root)
+        check_interrupt(c, value["interrupt"], ("interrupt",), root)
     if value.get("retry") is not None and value.get("interrupt") is not None:
         _two_escapes(c, root, "retry")
 
@@ -807,184 +366,27 @@ def _post_result(c: _Checker, value: Any) -> None:
 def validate_pre_context(value: Any) -> list[Finding]:
     """Every finding on a pre-model hook context ``{messages, model, modelProfile, tools,
     systemPrompt, state}``; errors first, then warnings. Never raises."""
-    return _run(_pre_context, value)
+    return run_checks(_pre_context, value)
 
 
 def validate_pre_result(value: Any) -> list[Finding]:
     """Every finding on what a pre-model hook returned; None (no change) has none. Never raises."""
-    return _run(_pre_result, value)
+    return run_checks(_pre_result, value)
 
 
 def validate_post_context(value: Any) -> list[Finding]:
     """Every finding on a post-model hook context ``{response, request: {messages, model, tools,
     state}, state}``; errors first, then warnings. Never raises."""
-    return _run(_post_context, value)
+    return run_checks(_post_context, value)
 
 
 def validate_post_result(value: Any) -> list[Finding]:
     """Every finding on what a post-model hook returned; None (no change) has none. Never raises."""
-    return _run(_post_result, value)
+    return run_checks(_post_result, value)
 
 
 # --------------------------------------------------------------------------------------------
 # Typed views
-
-
-class _View(BaseModel):
-    model_config = ConfigDict(
-        frozen=True,
-        extra="allow",
-        protected_namespaces=(),
-    )
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: the keys that were given, extra keys included."""
-        return self.model_dump(mode="python", exclude_unset=True)
-
-
-class _ClosedView(_View):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ContentPart(_View):
-    """One part of a message's content: ``{"type": "text", "text": ...}`` or another kind."""
-
-    type: str
-    text: str | None = None
-
-
-class ToolCall(_View):
-    """A tool call on an assistant message: a name, an optional id and any JSON arguments."""
-
-    name: str
-    id: str | None = None
-    arguments: Any = None
-
-
-class Message(_View):
-    """A pleach message (studio rule ``message-shape``).
-
-    ``role`` is user, assistant, system or tool; ``content`` is a string or a list of content
-    parts, and may be None only on an assistant message with tool calls. An assistant message
-    carries its tool calls in ``toolCalls``; a tool message names the call it answers in
-    ``toolCallId``, which pairs it with the tool call of that ``id``. Other keys are kept.
-    """
-
-    role: Role
-    content: str | list[ContentPart] | None = None
-    toolCalls: list[ToolCall] | None = None
-    toolCallId: str | None = None
-
-    def text(self) -> str:
-        """The message's text: the content string, or its text parts joined in order."""
-        if isinstance(self.content, str):
-            return self.content
-        if self.content is None:
-            return ""
-        return "".join(part.text or "" for part in self.content if part.type == "text")
-
-    def tool_call_names(self) -> list[str]:
-        """The names of the tools an assistant message calls, in order (none for other roles)."""
-        if self.role != "assistant" or not self.toolCalls:
-            return []
-        return [call.name for call in self.toolCalls]
-
-
-class ToolDefinition(_View):
-    """A tool the model may call: a non-empty name; its other keys (schema, text) are kept."""
-
-    name: str
-
-
-class ModelProfile(_View):
-    """The resolved model's limits, per-million-token costs and capability flags."""
-
-    maxInputTokens: int
-    maxOutputTokens: int
-    costPerMillionInputTokens: float
-    costPerMillionOutputTokens: float
-    supportsParallelToolCalls: bool
-    supportsVision: bool
-    supportsCaching: bool
-
-
-class Interrupt(_ClosedView):
-    """Pause the turn: why, and any JSON value for whoever resumes it."""
-
-    reason: str
-    value: Any = None
-
-
-class Retry(_ClosedView):
-    """Re-run the model call with feedback; ``maxRetries`` caps the turn's retries."""
-
-    feedback: str
-    maxRetries: int = DEFAULT_MAX_RETRIES
-
-
-class PreModelHookContext(_View):
-    """What a pre-model hook receives."""
-
-    messages: list[Message]
-    model: str
-    modelProfile: ModelProfile | None
-    tools: list[ToolDefinition]
-    systemPrompt: str
-    state: dict[str, Any]
-
-
-class PreModelHookResult(_ClosedView):
-    """What a pre-model hook returns; every field None means "left as it is"."""
-
-    messages: list[Message] | None = None
-    model: str | None = None
-    systemPromptSuffix: str | None = None
-    tools: list[ToolDefinition] | None = None
-    shortCircuit: Message | None = None
-    interrupt: Interrupt | None = None
-
-    @property
-    def escape(self) -> PreEscape | None:
-        """The escape the chain takes: shortCircuit over interrupt (the first escape wins)."""
-        if self.shortCircuit is not None:
-            return "shortCircuit"
-        if self.interrupt is not None:
-            return "interrupt"
-        return None
-
-
-class ModelRequest(_View):
-    """The request that produced a response, as a post-model hook sees it."""
-
-    messages: list[Message]
-    model: str
-    tools: list[ToolDefinition]
-    state: dict[str, Any]
-
-
-class PostModelHookContext(_View):
-    """What a post-model hook receives."""
-
-    response: Message
-    request: ModelRequest
-    state: dict[str, Any]
-
-
-class PostModelHookResult(_ClosedView):
-    """What a post-model hook returns; every field None means "left as it is"."""
-
-    response: Message | None = None
-    retry: Retry | None = None
-    interrupt: Interrupt | None = None
-
-    @property
-    def escape(self) -> PostEscape | None:
-        """The escape the chain takes: retry over interrupt (the first escape wins)."""
-        if self.retry is not None:
-            return "retry"
-        if self.interrupt is not None:
-            return "interrupt"
-        return None
 
 
 class ShapeError(ValueError):
@@ -998,7 +400,7 @@ class ShapeError(ValueError):
         super().__init__(f"{what}: {first.message}{tail}")
 
 
-_V = TypeVar("_V", bound=_View)
+_V = TypeVar("_V", bound=View)
 
 
 def _parse(model: type[_V], validate: Callable[[Any], list[Finding]], value: Any, what: str) -> _V:

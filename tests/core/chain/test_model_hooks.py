@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studio.core.chain.shapes import (
+from studio.core.chain.shape_keys import (
     DEFAULT_MAX_RETRIES,
     INTERRUPT_KEYS,
     MAX_DEPTH,
@@ -27,9 +27,9 @@ from studio.core.chain.shapes import (
     STUDIO_ESCAPE_ROLE,
     STUDIO_JSON_ONLY,
     STUDIO_RESULT_UNKNOWN_KEY,
-    STUDIO_RULE_IDS,
-    STUDIO_RULES,
     STUDIO_SINGLE_ESCAPE,
+)
+from studio.core.chain.shape_views import (
     Interrupt,
     Message,
     ModelProfile,
@@ -38,6 +38,10 @@ from studio.core.chain.shapes import (
     PreModelHookContext,
     PreModelHookResult,
     Retry,
+)
+from studio.core.chain.shapes import (
+    STUDIO_RULE_IDS,
+    STUDIO_RULES,
     ShapeError,
     escape_of,
     merge_system_prompt_suffixes,

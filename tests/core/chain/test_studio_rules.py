@@ -1,5 +1,5 @@
 from studio.core.chain.builtins import BUILTIN_STUDIO_RULES
-from studio.core.chain.shapes import STUDIO_TOKEN_ESTIMATE, STUDIO_TRIM_PAIRS
+from studio.core.chain.shape_keys import STUDIO_TOKEN_ESTIMATE, STUDIO_TRIM_PAIRS
 from studio.core.chain.studio_rules import all_studio_rules, find_studio_rule
 
 
