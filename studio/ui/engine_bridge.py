@@ -1,8 +1,14 @@
-"""The engine on a thread of its own, seen from the GUI as signals.
+"""The engine on a thread of its own, seen from the GUI as jobs.
 
 Runs, record reads and every other piece of heavy work happen on the engine thread's asyncio
-loop; the window only sends intentions (``start_run``, ``cancel_run``) and receives outcomes as
-queued signals, so the GUI thread never waits on a worker or parses a large result.
+loop (blocking functions in its worker threads). The window asks for work and gets a job back:
+``submit(fn, *args)`` gives a :class:`Job`, ``start_run(...)`` a :class:`RunJob`. A job is a
+QObject of the GUI thread whose signals say what happened to that one piece of work
+(``started``, then ``finished(value)`` or ``failed(error)``), so the GUI thread never waits on a
+worker, and nobody filters answers meant for someone else.
+
+A job's signals always arrive through the GUI thread's event loop, even when the work was done
+before ``submit`` returned: whoever asked has connected by then.
 """
 
 from __future__ import annotations
@@ -10,38 +16,157 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import itertools
 import threading
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from studio.core.run_outcome import RunOutcome
+from studio.core.turn_error import TurnError, turn_error
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import RunHandle, Runner
 
+STUDIO_TRACEBACK = "studio_traceback"
+"""The detail of an ``engine_failed`` turn error that holds the studio's own traceback."""
 
-@dataclass
-class RunTicket:
-    """One requested run, as the window tracks it."""
 
-    id: int
-    sample: str
-    loop: str | None
-    hook: str | None
-    started: float = field(default_factory=time.monotonic)
-    group: int | None = None
-    handle: RunHandle | None = None
-    cancelled: bool = False
+def engine_failure(exc: BaseException) -> TurnError:
+    """The turn error of a run the studio itself could not carry out."""
+    message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    text = "".join(traceback.format_exception(exc)).rstrip()
+    return turn_error("engine_failed", message, details={STUDIO_TRACEBACK: text})
+
+
+class _Delivery(QObject):
+    """What every job shares: the answer crosses from the engine thread to the job's own
+    thread as a queued call, and the bridge keeps the job alive until it has been told."""
+
+    _began = Signal()
+    _settled = Signal(object, object)
+
+    def __init__(self, release: Callable[[_Delivery], None]) -> None:
+        super().__init__()
+        self._release = release
+        self.done = False
+        self.cancelled = False
+        # Queued even when emitted on this thread: the answer never reaches a listener from
+        # inside the call that created the job.
+        self._began.connect(self._on_began, Qt.ConnectionType.QueuedConnection)
+        self._settled.connect(self._on_settled, Qt.ConnectionType.QueuedConnection)
+
+    @Slot()
+    def _on_began(self) -> None:
+        if not self.done and not self.cancelled:
+            self._announce_start()
+
+    @Slot(object, object)
+    def _on_settled(self, value: Any, error: Any) -> None:
+        if self.done:
+            return
+        self.done = True
+        self._release(self)
+        self._announce_end(value, error)
+
+    def _announce_start(self) -> None:
+        raise NotImplementedError
+
+    def _announce_end(self, value: Any, error: Any) -> None:
+        raise NotImplementedError
+
+
+class Job(_Delivery):
+    """One function run off the GUI thread.
+
+    ``started`` when a worker thread takes it up; then ``finished(value)`` with what it
+    returned, or ``failed(exception)`` with what it raised (the caller's own function, so the
+    caller words its errors). After :meth:`cancel`, the job says nothing more."""
+
+    started = Signal()
+    finished = Signal(object)
+    failed = Signal(object)
+
+    def __init__(self, release: Callable[[_Delivery], None]) -> None:
+        super().__init__(release)
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self._future: Future[Any] | None = None
+
+    def cancel(self) -> None:
+        """Stop listening; work not yet begun is not begun."""
+        if self.done or self.cancelled:
+            return
+        self.cancelled = True
+        if self._future is not None:
+            self._future.cancel()
+
+    def _announce_start(self) -> None:
+        self.started.emit()
+
+    def _announce_end(self, value: Any, error: Any) -> None:
+        if self.cancelled:
+            return
+        if error is None:
+            self.value = value
+            self.finished.emit(value)
+        else:
+            self.error = error
+            self.failed.emit(error)
+
+
+class RunJob(_Delivery):
+    """One run of a hook on a sample, as the window tracks it.
+
+    ``started`` once the engine has begun it; then ``finished(outcome)`` with its
+    ``RunOutcome`` (a hook's failure, a timeout or a cancel are outcomes too), or
+    ``failed(turn_error)`` with an ``engine_failed`` turn error when the studio itself could
+    not carry it out. :meth:`cancel` stops the hook; the outcome then says it was cancelled."""
+
+    started = Signal()
+    finished = Signal(object)
+    failed = Signal(object)
+
+    def __init__(
+        self,
+        release: Callable[[_Delivery], None],
+        stop: Callable[[RunJob], None],
+        sample: str,
+        loop: str | None,
+        hook: str | None,
+        group: int | None,
+    ) -> None:
+        super().__init__(release)
+        self._stop = stop
+        self.sample = sample
+        self.loop = loop
+        self.hook = hook
+        self.group = group
+        self.started_at = time.monotonic()
+        self.handle: RunHandle | None = None
+        self.outcome: RunOutcome | None = None
+        self.error: TurnError | None = None
+
+    def cancel(self) -> None:
+        if not self.done:
+            self.cancelled = True
+            self._stop(self)
+
+    def _announce_start(self) -> None:
+        self.started.emit()
+
+    def _announce_end(self, value: Any, error: Any) -> None:
+        if error is None:
+            self.outcome = value
+            self.finished.emit(value)
+        else:
+            self.error = error
+            self.failed.emit(error)
 
 
 class EngineBridge(QObject):
-    run_started = Signal(object)
-    run_finished = Signal(object, object)
     work_finished = Signal(object, object, object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -51,21 +176,26 @@ class EngineBridge(QObject):
         self._thread.start()
         self._runner: Runner | None = None
         self._store: Any = None
-        self._ids = itertools.count(1)
-        self._active: dict[int, RunTicket] = {}
+        self._jobs: set[_Delivery] = set()
         self._swap_lock = asyncio.Lock()
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
         self._loop.run_forever()
 
-    def _submit(self, coro: Any) -> Future[Any]:
+    def _schedule(self, coro: Coroutine[Any, Any, Any]) -> Future[Any]:
         if self._loop.is_closed() or not self._thread.is_alive():
             coro.close()
             future: Future[Any] = Future()
             future.set_exception(RuntimeError("the engine has shut down"))
             return future
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def _keep(self, job: _Delivery) -> None:
+        self._jobs.add(job)
+
+    def _release(self, job: _Delivery) -> None:
+        self._jobs.discard(job)
 
     # ---- workspace ----------------------------------------------------------------------------
     def open_workspace(self, workspace: Workspace, store: Any) -> None:
@@ -84,13 +214,13 @@ class EngineBridge(QObject):
                     await old.close()
                 await runner.warm_up()
 
-        self._submit(swap())
+        self._schedule(swap())
 
     @property
     def runner(self) -> Runner | None:
         return self._runner
 
-    # ---- runs ------------------------------------------------------------------------------
+    # ---- runs ---------------------------------------------------------------------------------
     def start_run(
         self,
         sample: str,
@@ -98,69 +228,84 @@ class EngineBridge(QObject):
         hook: str | None = None,
         group: int | None = None,
         hook_config: dict[str, Any] | None = None,
-    ) -> RunTicket:
-        ticket = RunTicket(next(self._ids), sample, loop, hook, group=group)
-        self._active[ticket.id] = ticket
+    ) -> RunJob:
+        """Run ``hook`` (the configured one when None) on ``sample``; ``group`` ties the runs
+        of one request together (Run on every target)."""
+        job = RunJob(self._release, self._stop_run, sample, loop, hook, group)
+        self._keep(job)
         runner = self._runner
         assert runner is not None, "open a workspace first"
 
         async def go() -> RunOutcome:
-            ticket.handle = runner.start(sample, loop=loop, hook=hook, hook_config=hook_config)
-            if ticket.cancelled:
-                ticket.handle.cancel()
-            return await ticket.handle.outcome()
+            job.handle = runner.start(sample, loop=loop, hook=hook, hook_config=hook_config)
+            if job.cancelled:
+                job.handle.cancel()
+            job._began.emit()
+            return await job.handle.outcome()
 
-        future = self._submit(go())
-        future.add_done_callback(lambda f: self._on_run_done(ticket, f))
-        self.run_started.emit(ticket)
-        return ticket
+        self._schedule(go()).add_done_callback(lambda f: self._on_run_done(job, f))
+        return job
 
-    def cancel_run(self, ticket: RunTicket) -> None:
-        def cancel() -> None:
-            ticket.cancelled = True
-            if ticket.handle is not None:
-                ticket.handle.cancel()
+    def _stop_run(self, job: RunJob) -> None:
+        # The handle is made and used on the engine thread only.
+        def stop() -> None:
+            if job.handle is not None:
+                job.handle.cancel()
 
-        self._loop.call_soon_threadsafe(cancel)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to stop
+            self._loop.call_soon_threadsafe(stop)
 
     def cancel_all(self) -> None:
-        for ticket in list(self._active.values()):
-            self.cancel_run(ticket)
+        for job in self.running:
+            job.cancel()
 
     @property
-    def running(self) -> list[RunTicket]:
-        return list(self._active.values())
+    def running(self) -> list[RunJob]:
+        """The runs not finished yet, oldest first."""
+        runs = [job for job in self._jobs if isinstance(job, RunJob) and not job.done]
+        return sorted(runs, key=lambda job: job.started_at)
 
-    def _on_run_done(self, ticket: RunTicket, future: Future[RunOutcome]) -> None:
-        self._active.pop(ticket.id, None)
+    def _on_run_done(self, job: RunJob, future: Future[RunOutcome]) -> None:
         # A run's request and result can be a million objects, all plain JSON (no cycles, freed
         # by reference counting). Left to the cycle collector, each full pass over them holds
         # the interpreter lock for ~100 ms and the window with it; frozen, they are skipped.
         gc.freeze()
         try:
-            outcome: Any = future.result()
+            outcome = future.result()
         except BaseException as exc:
-            outcome = exc
-        self.run_finished.emit(ticket, outcome)
+            job._settled.emit(None, engine_failure(exc))
+        else:
+            job._settled.emit(outcome, None)
 
-    # ---- other work off the GUI thread ---------------------------------------------------------
-    def call(self, tag: object, function: Callable[..., Any], *args: Any) -> None:
-        """Run ``function(*args)`` in a worker thread; ``work_finished(tag, result, error)``."""
+    # ---- other work off the GUI thread --------------------------------------------------------
+    def submit(self, function: Callable[..., Any], *args: Any) -> Job:
+        """Run ``function(*args)`` in a worker thread of the engine."""
+        job = Job(self._release)
+        self._keep(job)
 
         async def go() -> Any:
+            job._began.emit()
             return await asyncio.to_thread(function, *args)
 
-        future = self._submit(go())
+        def done(future: Future[Any]) -> None:
+            if future.cancelled():  # by cancel() (then nothing is said) or by shutdown
+                job._settled.emit(None, RuntimeError("the engine shut down before the work ended"))
+                return
+            error = future.exception()
+            job._settled.emit(future.result() if error is None else None, error)
 
-        def done(f: Future[Any]) -> None:
-            try:
-                self.work_finished.emit(tag, f.result(), None)
-            except BaseException as exc:
-                self.work_finished.emit(tag, None, exc)
+        job._future = self._schedule(go())
+        job._future.add_done_callback(done)
+        return job
 
-        future.add_done_callback(done)
+    def call(self, tag: object, function: Callable[..., Any], *args: Any) -> None:
+        """The sample editor's way in: ``work_finished(tag, result, error)`` to every listener,
+        which keeps the answers whose tag is its own."""
+        job = self.submit(function, *args)
+        job.finished.connect(lambda value: self.work_finished.emit(tag, value, None))
+        job.failed.connect(lambda error: self.work_finished.emit(tag, None, error))
 
-    # ---- shutdown ---------------------------------------------------------------------------
+    # ---- shutdown -----------------------------------------------------------------------------
     def shutdown(self, timeout_s: float = 5.0) -> None:
         """Close the runner (ending its workers and fork server) and stop the engine thread."""
         if self._loop.is_closed():
@@ -180,7 +325,7 @@ class EngineBridge(QObject):
 
         if self._thread.is_alive():
             with contextlib.suppress(Exception):
-                self._submit(close()).result(timeout_s)
+                self._schedule(close()).result(timeout_s)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout_s)
         if not self._thread.is_alive():

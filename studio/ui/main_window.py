@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,15 @@ from studio.core.pre_llm.targets import (
     draft_to_config,
 )
 from studio.core.records.store import RecordStore, RecordStoreError
+from studio.core.registry import DEFAULT_CONTRACT
+from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
+from studio.core.turn_error import TurnError
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
 from studio.engine.runtimes import runnable_extensions, runtime_for
-from studio.ui.engine_bridge import EngineBridge, RunTicket
+from studio.ui.engine_bridge import EngineBridge, RunJob
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
@@ -87,7 +91,7 @@ class MainWindow(QMainWindow):
 
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
-        self.results = ResultsPanel()
+        self.results = ResultsPanel(self.bridge)
         self.records = RecordsView(self.bridge)
         self.source_view = SourceView()
         self.workspace_panel = WorkspacePanel()
@@ -136,8 +140,6 @@ class MainWindow(QMainWindow):
         self.hook_editor.draft_changed.connect(self._on_draft_changed)
         self.hook_editor.save_requested.connect(self.save)
         self.hook_editor.remove_requested.connect(self.remove_hook)
-        self.bridge.run_started.connect(self._on_run_started)
-        self.bridge.run_finished.connect(self._on_run_finished)
         self.results.open_source.connect(self.open_source)
         self.results.jump_requested.connect(self._on_jump_requested)
         self.records.open_source.connect(self.open_source)
@@ -543,7 +545,7 @@ class MainWindow(QMainWindow):
         if self.rerun_action.isChecked() and self._last_run and self._last_run[0] == name:
             self._rerun()
 
-    def run_selected(self) -> RunTicket | None:
+    def run_selected(self) -> RunJob | None:
         sample = self.sample_box.currentText()
         if self.workspace is None or not sample:
             self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
@@ -553,7 +555,23 @@ class MainWindow(QMainWindow):
         if config is False:
             return None
         self._last_run = (sample, loop, config or None)
-        return self.bridge.start_run(sample, loop, None, hook_config=config or None)
+        return self.start_run(sample, loop, hook_config=config or None)
+
+    def start_run(
+        self,
+        sample: str,
+        loop: str | None = None,
+        hook: str | None = None,
+        *,
+        group: int | None = None,
+        hook_config: dict[str, Any] | None = None,
+    ) -> RunJob:
+        """Run ``hook`` (the configured one when None) on ``sample`` and show how it ends."""
+        job = self.bridge.start_run(sample, loop, hook, group=group, hook_config=hook_config)
+        job.finished.connect(partial(self._on_run_finished, job))
+        job.failed.connect(partial(self._on_run_failed, job))
+        self._on_run_started(job)
+        return job
 
     def _sample_contract(self, name: str) -> str | None:
         if self.workspace is None:
@@ -581,7 +599,7 @@ class MainWindow(QMainWindow):
         if self._last_run is None or self.bridge.running:
             return
         sample, loop, config = self._last_run
-        self.bridge.start_run(sample, loop, None, hook_config=config)
+        self.start_run(sample, loop, hook_config=config)
 
     def run_on_every_target(self) -> None:
         sample = self.sample_box.currentText()
@@ -596,16 +614,16 @@ class MainWindow(QMainWindow):
         if config is False:
             return
         for loop in loops:
-            self.bridge.start_run(sample, loop, None, group=group, hook_config=config or None)
+            self.start_run(sample, loop, group=group, hook_config=config or None)
 
     def cancel_runs(self) -> None:
         self.bridge.cancel_all()
 
-    def _on_run_started(self, ticket: RunTicket) -> None:
+    def _on_run_started(self, job: RunJob) -> None:
         self.cancel_action.setEnabled(True)
         self.tick.start()
-        if ticket.group is None:
-            self.results.show_running(ticket)
+        if job.group is None:
+            self.results.show_running(job)
         self._on_tick()
 
     def _on_tick(self) -> None:
@@ -615,23 +633,34 @@ class MainWindow(QMainWindow):
             self.tick.stop()
             self.cancel_action.setEnabled(False)
             return
-        oldest = min(t.started for t in running)
+        oldest = min(job.started_at for job in running)
         label = f"{len(running)} runs" if len(running) > 1 else f"{running[0].sample}"
         self.running_label.setText(f"● Running {label}… {time.monotonic() - oldest:.1f} s")
         self.results.update_running(time.monotonic() - oldest)
 
-    def _on_run_finished(self, ticket: RunTicket, outcome: Any) -> None:
+    def _on_run_failed(self, job: RunJob, error: TurnError) -> None:
+        contract = self._sample_contract(job.sample) or DEFAULT_CONTRACT
+        outcome = RunOutcome(
+            contract=contract,
+            status="turn_error",
+            sample=job.sample,
+            loop=job.loop,
+            turn_error=error,
+        )
+        self._on_run_finished(job, outcome)
+
+    def _on_run_finished(self, job: RunJob, outcome: RunOutcome) -> None:
         self._on_tick()
-        if ticket.group is not None:
-            results = self._groups.setdefault(ticket.group, [])
-            results.append((ticket.loop or MAIN, outcome))
-            if len(results) == self._group_sizes.get(ticket.group, 0):
+        if job.group is not None:
+            results = self._groups.setdefault(job.group, [])
+            results.append((job.loop or MAIN, outcome))
+            if len(results) == self._group_sizes.get(job.group, 0):
                 order = {
                     loop: i for i, loop in enumerate([MAIN, *self._declared_loops(), FUTURE_LOOP])
                 }
                 results.sort(key=lambda r: order.get(r[0], 99))
                 self.results.show_comparison(results)
-                del self._groups[ticket.group]
+                del self._groups[job.group]
         else:
             self.results.show_outcome(outcome)
         self.records.refresh()

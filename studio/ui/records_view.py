@@ -1,9 +1,9 @@
 """Every stored run of the workspace: a sortable, filterable table, the detail of the selected
 run, two runs compared, export as JSON Lines and clearing payloads.
 
-The view observes a ``RecordStore`` and owns no data: every read and write of the store happens
-off the GUI thread through ``EngineBridge.call``; its results come back as ``work_finished`` with
-this view's own tags. A reload keeps the selection and the scroll position.
+The view observes a ``RecordStore`` and owns no data: every read and write of the store is a job
+of the engine bridge, off the GUI thread, and a job for a store no longer shown is cancelled. A
+reload keeps the selection and the scroll position.
 
 Keyboard: the main window's Find (Ctrl+F) calls ``focus_filter``; Enter on a row opens its
 detail; Ctrl+E exports; Delete clears the payloads of the selected runs (after confirmation).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.records.store import RecordStore, StoredRecord
 from studio.core.workspace.folder import Workspace
-from studio.ui.engine_bridge import EngineBridge
+from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.record_compare import RecordCompare
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
 from studio.ui.record_table import (
@@ -146,15 +146,13 @@ class RecordsView(QWidget):
         self._bridge = bridge
         self._store: RecordStore | None = None
         self._workspace: Workspace | None = None
-        self._token = object()  # tags of this view's work on the bridge
-        self._store_generation = 0
-        self._detail_generation = 0
+        self._jobs: list[Job] = []
+        self._detail_job: Job | None = None
         self._loading = False
         self._reload_wanted = False
         self._busy = False
 
         self._build()
-        bridge.work_finished.connect(self._on_work_finished)
         self._update_actions()
 
     # ---- construction ------------------------------------------------------------------------
@@ -346,8 +344,10 @@ class RecordsView(QWidget):
         """Show the runs of ``store`` (``None``: no store, an empty view)."""
         self._store = store
         self._workspace = workspace
-        self._store_generation += 1
-        self._detail_generation += 1
+        for job in self._jobs:
+            job.cancel()
+        self._jobs = []
+        self._detail_job = None
         self._loading = False
         self._reload_wanted = False
         self._busy = False
@@ -375,33 +375,25 @@ class RecordsView(QWidget):
         self._loading = True
         self._reload_wanted = False
         model = self._model
-        self._call("rows", _load_rows, self._store, model.sort_column, model.sort_order)
+        self._submit(
+            self._on_rows_loaded, _load_rows, self._store, model.sort_column, model.sort_order
+        )
 
     def focus_filter(self) -> None:
         self._filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self._filter.selectAll()
 
     # ---- the bridge ----------------------------------------------------------------------------
-    def _call(self, kind: str, function: Any, *args: Any, extra: Any = None) -> None:
-        tag = (self._token, kind, self._store_generation, extra)
-        self._bridge.call(tag, function, *args)
-
-    def _on_work_finished(self, tag: object, result: Any, error: object) -> None:
-        if not (isinstance(tag, tuple) and len(tag) == 4 and tag[0] is self._token):
-            return
-        _, kind, generation, extra = tag
-        if generation != self._store_generation:
-            return  # for a store this view no longer shows
-        if kind == "rows":
-            self._on_rows_loaded(result, error)
-        elif kind == "detail":
-            self._on_detail_loaded(extra, result, error)
-        elif kind == "pair":
-            self._on_pair_loaded(result, error)
-        elif kind == "export":
-            self._on_exported(extra, result, error)
-        elif kind == "clear":
-            self._on_cleared(result, error)
+    def _submit(
+        self, then: Callable[[Any, BaseException | None], None], function: Any, *args: Any
+    ) -> Job:
+        """Run ``function(*args)`` off the GUI thread; ``then(result, error)`` on its answer."""
+        self._jobs = [job for job in self._jobs if not job.done]
+        job = self._bridge.submit(function, *args)
+        job.finished.connect(lambda result: then(result, None))
+        job.failed.connect(lambda error: then(None, error))
+        self._jobs.append(job)
+        return job
 
     # ---- rows ----------------------------------------------------------------------------------
     def _capture_state(self) -> _ViewState:
@@ -455,7 +447,7 @@ class RecordsView(QWidget):
                 table.scrollTo(model.index(top, 0), QAbstractItemView.ScrollHint.PositionAtTop)
         table.horizontalScrollBar().setValue(state.horizontal)
 
-    def _on_rows_loaded(self, rows: RowSet | None, error: object) -> None:
+    def _on_rows_loaded(self, rows: RowSet | None, error: BaseException | None) -> None:
         self._loading = False
         if error is not None or rows is None:
             self._set_message(f"The runs could not be read: {error}", error=True)
@@ -547,12 +539,11 @@ class RecordsView(QWidget):
         run_id = self._current_run_id()
         if self._store is None or run_id is None:
             return
-        self._detail_generation += 1
-        self._call("detail", load_detail, self._store, run_id, extra=self._detail_generation)
+        if self._detail_job is not None:
+            self._detail_job.cancel()  # a later selection asks for another run
+        self._detail_job = self._submit(self._on_detail_loaded, load_detail, self._store, run_id)
 
-    def _on_detail_loaded(self, generation: int, data: Any, error: object) -> None:
-        if generation != self._detail_generation:
-            return  # a later selection asked for another run
+    def _on_detail_loaded(self, data: Any, error: BaseException | None) -> None:
         if error is not None:
             self._detail.show_placeholder(f"The run could not be read: {error}")
         elif not isinstance(data, RecordDetailData):
@@ -579,9 +570,9 @@ class RecordsView(QWidget):
         ids = self._selected_ids()
         if self._store is None or len(ids) != 2:
             return
-        self._call("pair", _load_pair, self._store, ids[0], ids[1])
+        self._submit(self._on_pair_loaded, _load_pair, self._store, ids[0], ids[1])
 
-    def _on_pair_loaded(self, pair: Any, error: object) -> None:
+    def _on_pair_loaded(self, pair: Any, error: BaseException | None) -> None:
         if error is not None or not pair or None in pair:
             self._set_message(f"The runs could not be compared: {error or 'not stored'}", True)
             return
@@ -608,9 +599,15 @@ class RecordsView(QWidget):
         self._busy = True
         self._update_actions()
         self._set_message(f"Exporting {_plural(len(ids), 'run')}…")
-        self._call("export", _export, self._store, ids, path, extra=path)
+        self._submit(
+            lambda written, error: self._on_exported(path, written, error),
+            _export,
+            self._store,
+            ids,
+            path,
+        )
 
-    def _on_exported(self, path: str, written: Any, error: object) -> None:
+    def _on_exported(self, path: str, written: Any, error: BaseException | None) -> None:
         self._busy = False
         self._update_actions()
         if error is not None:
@@ -647,9 +644,9 @@ class RecordsView(QWidget):
         self._busy = True
         self._update_actions()
         self._set_message("Clearing payloads…")
-        self._call("clear", _clear, self._store, None if ids is None else list(ids))
+        self._submit(self._on_cleared, _clear, self._store, None if ids is None else list(ids))
 
-    def _on_cleared(self, cleared: Any, error: object) -> None:
+    def _on_cleared(self, cleared: Any, error: BaseException | None) -> None:
         self._busy = False
         self._update_actions()
         if error is not None:

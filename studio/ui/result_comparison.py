@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import RunOutcome
-from studio.ui.result_diff_view import DiffJob
+from studio.ui.engine_bridge import Job
 from studio.ui.result_style import heading, note, set_accent
 
 FUTURE_LOOP = "future-loop"
@@ -118,7 +118,7 @@ class ComparisonView(QWidget):
     details_requested = Signal(int)
 
     def __init__(
-        self, diff_for: Callable[[RunOutcome], DiffJob | str | None], parent: QWidget | None = None
+        self, diff_for: Callable[[RunOutcome], Job | str | None], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self._diff_for = diff_for
@@ -136,17 +136,14 @@ class ComparisonView(QWidget):
         layout.addWidget(self.digest)
         layout.addWidget(scroll, 1)
         self.columns: list[ComparisonColumn] = []
-        self._jobs: list[tuple[ComparisonColumn, DiffJob]] = []
-        self._poll = QTimer(self)
-        self._poll.setInterval(15)
-        self._poll.timeout.connect(self._on_poll)
+        self._waiting: set[ComparisonColumn] = set()
 
     def show_results(self, results: list[tuple[str, Outcome]]) -> None:
         for column in self.columns:
             column.setParent(None)
             column.deleteLater()
         self.columns = []
-        self._jobs = []
+        self._waiting = set()
         counts: dict[str, int] = {}
         for index, (loop, outcome) in enumerate(results):
             column = ComparisonColumn(loop, outcome)
@@ -156,35 +153,44 @@ class ComparisonView(QWidget):
             word = status_words(outcome)[0][2:]
             counts[word] = counts.get(word, 0) + 1
             if isinstance(outcome, RunOutcome) and outcome.status == "ok":
-                job = self._diff_for(outcome)
-                if isinstance(job, DiffJob):
-                    self._jobs.append((column, job))
-                elif job is not None:
-                    column.set_summary(job)
+                self._waiting.add(column)
         self.digest.setText(
             "One column per loop: Main, each declared loop and a loop declared later. "
             + ", ".join(f"{n} {w}" for w, n in counts.items())
             + "."
         )
-        if self._jobs:
-            jobs = [job for _, job in self._jobs]
-            QTimer.singleShot(0, lambda: [job.start() for job in jobs])
-            self._poll.start()
+        if self._waiting:
+            # Once the columns are on screen (see RequestDiffView.show_diff).
+            QTimer.singleShot(0, self._ask_for_diffs)
 
     @property
     def ready(self) -> bool:
-        return not self._jobs
+        return not self._waiting
 
-    def _on_poll(self) -> None:
-        waiting = []
-        for column, job in self._jobs:
-            if job.done:
-                column.set_summary(job.result().summary)
+    def _ask_for_diffs(self) -> None:
+        for column in list(self._waiting):
+            assert isinstance(column.outcome, RunOutcome)
+            job = self._diff_for(column.outcome)
+            if not isinstance(job, Job):
+                self._on_summary(column, job)
+            elif job.done:
+                self._on_diff_done(column, job)
             else:
-                waiting.append((column, job))
-        self._jobs = waiting
-        if not waiting:
-            self._poll.stop()
+                job.finished.connect(lambda _v, c=column, j=job: self._on_diff_done(c, j))
+                job.failed.connect(lambda _e, c=column, j=job: self._on_diff_done(c, j))
+
+    def _on_diff_done(self, column: ComparisonColumn, job: Job) -> None:
+        if job.error is not None:
+            self._on_summary(column, f"the diff could not be computed: {job.error}")
+        else:
+            self._on_summary(column, job.value.summary)
+
+    def _on_summary(self, column: ComparisonColumn, text: str | None) -> None:
+        if column not in self._waiting:
+            return  # the columns of an earlier comparison
+        self._waiting.discard(column)
+        if text is not None:
+            column.set_summary(text)
 
 
 def _decision_digest(outcome: RunOutcome) -> str:

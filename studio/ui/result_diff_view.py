@@ -1,13 +1,13 @@
 """The request diff, side by side: system, each message (and the blocks of a changed one), each
 tool and each option, original on the left and transformed on the right, with the summary line
-on top. The diff is computed once per outcome, off the GUI thread; rows are a model over it, and
-a row's full text is only rendered when it is selected."""
+on top. The diff is computed once per outcome, by the engine's worker threads; rows are a model
+over it, and a row's full text is only rendered when it is selected."""
 
 from __future__ import annotations
 
 import itertools
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from studio.core.pre_llm.diff import (
     only_changes,
     short_json,
 )
+from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.result_json_tree import pretty, preview
 from studio.ui.result_style import heading, note, tint
 
@@ -50,8 +51,7 @@ DIFF_CHUNK = 500
 a tree view lays out every row of an open branch, so no branch may be long."""
 DETAIL_DIFF_CHARS = 200_000
 KIND_ROLE = Qt.ItemDataRole.UserRole + 20
-
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="request-diff")
+DIFFS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -93,29 +93,26 @@ def chain_sides(context: Any, final: Any) -> DiffSides:
     )
 
 
-class DiffJob:
-    """A diff computed once, on the diff thread, and polled from the GUI thread.
+class DiffCache:
+    """The diffs of the last few runs, each computed once by the engine's worker threads and
+    shared by every view that shows the run."""
 
-    It starts when asked (``start``), which the views do once the outcome is on screen: a diff
-    thread holding the GIL would make every call the views make into Python wait for it."""
+    def __init__(self, bridge: EngineBridge, keep: int = DIFFS_KEPT) -> None:
+        self._bridge = bridge
+        self._keep = keep
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
 
-    def __init__(self, sides: DiffSides) -> None:
-        self.sides = sides
-        self.future: Future[RequestDiff] | None = None
-
-    def start(self) -> None:
-        if self.future is None:
-            self.future = _executor.submit(
-                diff_request, self.sides.original, self.sides.transformed
-            )
-
-    @property
-    def done(self) -> bool:
-        return self.future is not None and self.future.done()
-
-    def result(self) -> RequestDiff:
-        assert self.future is not None
-        return self.future.result()
+    def job(self, key: str, sides: DiffSides) -> Job:
+        """The diff of ``sides`` known as ``key``: asked for the first time, it starts now."""
+        job = self._jobs.get(key)
+        if job is None or job.cancelled:
+            job = self._bridge.submit(diff_request, sides.original, sides.transformed)
+            self._jobs[key] = job
+            while len(self._jobs) > self._keep:
+                self._jobs.popitem(last=False)
+        else:
+            self._jobs.move_to_end(key)
+        return job
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,26 +679,34 @@ class RequestDiffView(QWidget):
 
         self.diff: RequestDiff | None = None
         self.sides: DiffSides | None = None
-        self._job: DiffJob | None = None
-        self._poll = QTimer(self)
-        self._poll.setInterval(15)
-        self._poll.timeout.connect(self._on_poll)
+        self._cache: DiffCache | None = None
+        self._key: str | None = None
+        self._job: Job | None = None
 
     # ---- content ------------------------------------------------------------------------
-    def show_job(self, job: DiffJob) -> None:
-        """Show a diff being computed; the rows appear when it is ready."""
-        self._job = job
+    def show_diff(self, cache: DiffCache, key: str, sides: DiffSides) -> None:
+        """Show the diff of ``sides`` (known in ``cache`` as ``key``); the rows appear when it
+        is ready. It is asked for once the caller's own work is done: a diff thread holding the
+        interpreter lock would slow every call the views make into Python meanwhile."""
+        self._cache, self._key, self._job = cache, key, None
         self.diff = None
-        self.sides = job.sides
+        self.sides = sides
         self.summary_label.setText("Computing the diff…")
         self.problems_label.hide()
         self.model.set_root(_Row("same", "", ""))
         self._clear_detail()
+        QTimer.singleShot(0, self._ask_for_diff)
+
+    def _ask_for_diff(self) -> None:
+        if self._cache is None or self._key is None or self.sides is None:
+            return
+        job = self._cache.job(self._key, self.sides)
+        self._job = job
         if job.done:
-            self._on_poll()
+            self._on_diff_done(job)
         else:
-            QTimer.singleShot(0, job.start)
-            self._poll.start()
+            job.finished.connect(lambda _value: self._on_diff_done(job))
+            job.failed.connect(lambda _error: self._on_diff_done(job))
 
     @property
     def summary(self) -> str:
@@ -715,11 +720,10 @@ class RequestDiffView(QWidget):
 
     @property
     def ready(self) -> bool:
-        return self.diff is not None
+        return self.diff is not None or self.failed
 
     def clear(self) -> None:
-        self._job = None
-        self._poll.stop()
+        self._cache = self._key = self._job = None
         self.diff = None
         self.sides = None
         self.summary_label.clear()
@@ -727,13 +731,18 @@ class RequestDiffView(QWidget):
         self.model.set_root(_Row("same", "", ""))
         self._clear_detail()
 
-    def _on_poll(self) -> None:
-        job = self._job
-        if job is None or not job.done:
+    @property
+    def failed(self) -> bool:
+        """Whether the diff on show could not be computed."""
+        return self._job is not None and self._job.error is not None
+
+    def _on_diff_done(self, job: Job) -> None:
+        if job is not self._job:
+            return  # another run is on show by now
+        if job.error is not None:
+            self.summary_label.setText(f"The diff could not be computed: {job.error}")
             return
-        self._poll.stop()
-        self._job = None
-        self.diff = job.result()
+        self.diff = job.value
         self.summary_label.setText(self.summary)
         problems = [p for p in self.diff.problems if p not in self.diff.summary]
         self.problems_label.setText("; ".join(problems))

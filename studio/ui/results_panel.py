@@ -8,7 +8,6 @@ thread, and the JSON trees make their rows when a branch is opened."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, Signal
@@ -27,8 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import ChainStep, RunOutcome
+from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.result_comparison import ComparisonView, Outcome, status_words
-from studio.ui.result_diff_view import DiffJob, DiffSides, RequestDiffView, chain_sides
+from studio.ui.result_diff_view import DiffCache, DiffSides, RequestDiffView, chain_sides
 from studio.ui.result_error_view import TurnErrorView
 from studio.ui.result_inspection_view import InspectionView, step_name, step_summary
 from studio.ui.result_json_tree import JsonTreeView
@@ -37,14 +37,12 @@ from studio.ui.result_style import heading, note, set_accent
 
 TAB_DIFF, TAB_INSPECTION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT = range(5)
 TAB_TITLES = ("Diff", "Inspection", "Turn error", "Output", "Result")
-_DIFF_CACHE = 8
 
 
 class Ticket(Protocol):
     sample: str
     loop: str | None
     hook: str | None
-    started: float
 
 
 def hook_text(outcome: RunOutcome) -> str:
@@ -106,13 +104,13 @@ class ResultsPanel(QWidget):
     jump_requested = Signal(str)
     comparison_shown = Signal(object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.outcome: Outcome | None = None
         self.results: list[tuple[str, Outcome]] = []
         self.last_jump: tuple[str, bool] | None = None
         self._running: Ticket | None = None
-        self._diffs: OrderedDict[str, DiffJob] = OrderedDict()
+        self._diffs = DiffCache(bridge)
 
         # header
         self.header = QLabel("No run yet: choose a sample and press Run (Ctrl+Enter)")
@@ -301,25 +299,18 @@ class ResultsPanel(QWidget):
         self.tabs.setTabText(TAB_ERROR, "Turn error")
 
     # ---- the diff -----------------------------------------------------------------------------
-    def _diff_for(self, outcome: RunOutcome) -> DiffJob | str | None:
+    def _diff_sides(self, outcome: RunOutcome) -> DiffSides:
+        if outcome.contract == "chain":
+            final = outcome.result.get("request") if isinstance(outcome.result, dict) else None
+            return chain_sides(outcome.input, final)
+        return DiffSides(outcome.input, outcome.result)
+
+    def _diff_for(self, outcome: RunOutcome) -> Job | str | None:
         """The diff of a successful run (computed once per outcome), or a summary line when the
         contract has no request to diff."""
         if outcome.contract == "step":
             return step_summary(outcome)
-        job = self._diffs.get(outcome.run_id)
-        if job is None:
-            if outcome.contract == "chain":
-                final = outcome.result.get("request") if isinstance(outcome.result, dict) else None
-                sides = chain_sides(outcome.input, final)
-            else:
-                sides = DiffSides(outcome.input, outcome.result)
-            job = DiffJob(sides)
-            self._diffs[outcome.run_id] = job
-            while len(self._diffs) > _DIFF_CACHE:
-                self._diffs.popitem(last=False)
-        else:
-            self._diffs.move_to_end(outcome.run_id)
-        return job
+        return self._diffs.job(outcome.run_id, self._diff_sides(outcome))
 
     def _show_diff(self, outcome: RunOutcome) -> None:
         if outcome.status == "turn_error":
@@ -347,9 +338,7 @@ class ResultsPanel(QWidget):
             self.diff_message.setText("The chain run has no final request to compare.")
             self.diff_stack.setCurrentWidget(self.diff_message)
             return
-        job = self._diff_for(outcome)
-        assert isinstance(job, DiffJob)
-        self.diff_view.show_job(job)
+        self.diff_view.show_diff(self._diffs, outcome.run_id, self._diff_sides(outcome))
         self.diff_stack.setCurrentWidget(self.diff_view)
 
     @property

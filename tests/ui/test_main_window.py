@@ -115,9 +115,9 @@ def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_work
     window.hook_editor._on_source_edited("lib/hang.py")
     window.sample_box.setCurrentText("support-ticket")
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
-        ticket = window.run_selected()
-        qtbot.waitUntil(lambda: ticket.handle is not None, timeout=5000)
+        job = window.run_selected()
         assert window.cancel_action.isEnabled()
+        qtbot.waitSignal(job.started, timeout=5000).wait()
         window.cancel_action.trigger()
     outcome = finished.args[0]
     assert outcome.turn_error.kind == "cancelled"

@@ -581,9 +581,10 @@ def test_a_real_failing_run_shows_on_top_with_its_frame(
                 )
             )
             engine.open_workspace(workspace, store)
-            with qtbot.waitSignal(engine.run_finished, timeout=30_000) as finished:
-                engine.start_run("support-ticket", None, "lib/failing.py:typo_key")
-            outcome = finished.args[1]
+            job = engine.start_run("support-ticket", None, "lib/failing.py:typo_key")
+            with qtbot.waitSignal(job.finished, timeout=30_000) as finished:
+                pass
+            outcome = finished.args[0]
             assert isinstance(outcome, RunOutcome) and outcome.status == "turn_error"
             widget.refresh()
             wait_rows(qtbot, widget, 1)

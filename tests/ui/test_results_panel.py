@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from PySide6.QtCore import QPoint, Qt
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
-from studio.ui.engine_bridge import RunTicket
+from studio.ui.engine_bridge import EngineBridge
 from studio.ui.result_inspection_view import EFFECTIVE_TITLE
 from studio.ui.result_output_view import CUT_MARK
 from studio.ui.results_panel import (
@@ -46,8 +48,15 @@ def write_hook(workspace: Path, name: str, text: str) -> None:
 
 
 @pytest.fixture
-def panel(qtbot) -> ResultsPanel:
-    widget = ResultsPanel()
+def bridge() -> Iterator[EngineBridge]:
+    engine = EngineBridge()
+    yield engine
+    engine.shutdown()
+
+
+@pytest.fixture
+def panel(qtbot, bridge) -> ResultsPanel:
+    widget = ResultsPanel(bridge)
     qtbot.addWidget(widget)
     widget.resize(900, 640)
     widget.show()
@@ -255,12 +264,17 @@ class TestStepAndChain:
         assert "retry" in timeline.stops.text()
 
 
+@dataclass
+class Pending:
+    sample: str
+    loop: str | None
+    hook: str | None
+
+
 class TestRunningAndComparison:
     def test_a_running_hook_says_so_and_for_how_long(self, panel):
-        ticket = RunTicket(
-            id=1, sample="support-ticket", loop="main", hook="lib/policy.py:transform"
-        )
-        panel.show_running(ticket)
+        pending = Pending(sample="support-ticket", loop="main", hook="lib/policy.py:transform")
+        panel.show_running(pending)
         assert panel.header.text() == "Running lib/policy.py:transform on support-ticket… 0.0 s"
         panel.update_running(1.24)
         assert panel.header.text() == "Running lib/policy.py:transform on support-ticket… 1.2 s"
