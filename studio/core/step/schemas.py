@@ -20,26 +20,22 @@ from studio.core.step.baseline import (
 )
 from studio.core.step.check import _DOCUMENT_KEYS
 from studio.core.step.decision_record import STEP_REASONS
-from studio.core.step.sample import (
-    _ASSISTANT_ONLY,
-    _ATTEMPT_KEYS,
-    _CALL_KEYS,
-    _COVERAGE_KEYS,
-    _MESSAGE_KEYS,
-    _PART_FIELDS,
-    _SAMPLE_KEYS,
-    _SCOPE_KEYS,
-    _STATS_KEYS,
-    _STEP_KEYS,
-    _TOKEN_KEYS,
-    _USAGE_KEYS,
-    ATTEMPT_REASONS,
-    COVERAGES,
-    IDENTITY_PATTERN,
-    RESOURCE_FAILURES,
-)
 from studio.core.step.sample import CONTRACT as STEP_CONTRACT
-from studio.core.step.sample import ROLES as STEP_ROLES
+from studio.core.step.sample import SAMPLE_KEYS, STEP_KEYS
+from studio.core.step.sample_messages import ASSISTANT_ONLY, MESSAGE_KEYS, PART_FIELDS
+from studio.core.step.sample_messages import ROLES as STEP_ROLES
+from studio.core.step.sample_resources import IDENTITY_PATTERN, RESOURCE_FAILURES
+from studio.core.step.sample_stats import (
+    ATTEMPT_KEYS,
+    ATTEMPT_REASONS,
+    CALL_KEYS,
+    COVERAGE_KEYS,
+    COVERAGES,
+    SCOPE_KEYS,
+    STATS_KEYS,
+    TOKEN_KEYS,
+    USAGE_KEYS,
+)
 
 
 def _dotall(pattern: str) -> str:
@@ -119,7 +115,7 @@ def step_baseline_defs() -> dict[str, dict[str, Any]]:
 
 
 def _step_part_schema(kind: str) -> dict[str, Any]:
-    required, optional = _PART_FIELDS[kind]
+    required, optional = PART_FIELDS[kind]
     fields: dict[str, dict[str, Any]] = {"type": {"const": kind}}
     for key in required:
         fields[key] = {"type": "string"} if key == "text" else NON_EMPTY
@@ -135,18 +131,18 @@ def _role_is(*roles: str) -> dict[str, Any]:
 
 def step_sample_defs() -> dict[str, dict[str, Any]]:
     scope = closed(
-        _SCOPE_KEYS,
+        SCOPE_KEYS,
         {"usage": {"$ref": "#/$defs/step_usage"}, "modelCalls": {"$ref": "#/$defs/model_calls"}},
-        required=_SCOPE_KEYS,
+        required=SCOPE_KEYS,
     )
     coverage = {"enum": list(COVERAGES)}
     none = {"const": "none"}
     usage = closed(
-        _USAGE_KEYS,
+        USAGE_KEYS,
         {
-            **dict.fromkeys(_TOKEN_KEYS, COUNT),
+            **dict.fromkeys(TOKEN_KEYS, COUNT),
             "coverage": closed(
-                _COVERAGE_KEYS, dict.fromkeys(_COVERAGE_KEYS, coverage), required=_COVERAGE_KEYS
+                COVERAGE_KEYS, dict.fromkeys(COVERAGE_KEYS, coverage), required=COVERAGE_KEYS
             ),
         },
         required=["coverage"],
@@ -158,34 +154,34 @@ def step_sample_defs() -> dict[str, dict[str, Any]]:
                     "coverage": {"required": ["tokens"], "properties": {"tokens": none}}
                 },
             },
-            "then": {"not": {"anyOf": [{"required": [key]} for key in _TOKEN_KEYS]}},
+            "then": {"not": {"anyOf": [{"required": [key]} for key in TOKEN_KEYS]}},
         },
     )
     stats = closed(
-        _STATS_KEYS,
+        STATS_KEYS,
         {
             "at": {"type": "string"},
             "cursor": COUNT,
             "attempt": closed(
-                _ATTEMPT_KEYS,
+                ATTEMPT_KEYS,
                 {
                     "number": {"type": "integer", "minimum": 1, "maximum": MAX_SAFE_INTEGER},
                     "reason": {"enum": list(ATTEMPT_REASONS)},
                 },
-                required=_ATTEMPT_KEYS,
+                required=ATTEMPT_KEYS,
             ),
             "stepIndex": {"description": "equal to step.index", **COUNT},
             "run": scope,
             "root": {"description": "holds at least the run's model calls", **scope},
         },
-        required=[key for key in _STATS_KEYS if key != "at"],
+        required=[key for key in STATS_KEYS if key != "at"],
         description="Derived from the step when absent or null.",
     )
     later = [reason for reason in STEP_REASONS if reason != "initial"]
     validation_retry = "validation-retry"
     is_retry = {"required": ["reason"], "properties": {"reason": {"const": validation_retry}}}
     step = closed(
-        _STEP_KEYS,
+        STEP_KEYS,
         {
             "index": COUNT,
             "reason": {"enum": list(STEP_REASONS)},
@@ -226,7 +222,7 @@ def step_sample_defs() -> dict[str, dict[str, Any]]:
     )
     non_assistant = [role for role in STEP_ROLES if role != "assistant"]
     message = closed(
-        _MESSAGE_KEYS,
+        MESSAGE_KEYS,
         {
             "role": {"enum": list(STEP_ROLES)},
             "content": {
@@ -240,7 +236,7 @@ def step_sample_defs() -> dict[str, dict[str, Any]]:
         required=["role", "content"],
         allOf=[
             {
-                "description": f"{' and '.join(_ASSISTANT_ONLY)} parts are an assistant's only",
+                "description": f"{' and '.join(ASSISTANT_ONLY)} parts are an assistant's only",
                 "if": _role_is(*non_assistant),
                 "then": {
                     "properties": {
@@ -248,7 +244,7 @@ def step_sample_defs() -> dict[str, dict[str, Any]]:
                             "items": {
                                 "not": {
                                     "required": ["type"],
-                                    "properties": {"type": {"enum": list(_ASSISTANT_ONLY)}},
+                                    "properties": {"type": {"enum": list(ASSISTANT_ONLY)}},
                                 }
                             }
                         }
@@ -309,12 +305,12 @@ def step_sample_defs() -> dict[str, dict[str, Any]]:
     return {
         "step": step,
         "step_message": message,
-        "step_part": {"oneOf": [_step_part_schema(kind) for kind in _PART_FIELDS]},
+        "step_part": {"oneOf": [_step_part_schema(kind) for kind in PART_FIELDS]},
         "step_usage": usage,
         "model_calls": closed(
-            _CALL_KEYS,
-            dict.fromkeys(_CALL_KEYS, COUNT),
-            required=_CALL_KEYS,
+            CALL_KEYS,
+            dict.fromkeys(CALL_KEYS, COUNT),
+            required=CALL_KEYS,
             description="succeeded, failed and cancelled add up to at most started",
         ),
         "declared_resource": resource,
@@ -339,7 +335,7 @@ def _attempt_reason(rule: dict[str, Any]) -> dict[str, Any]:
 
 def step_sample_schema() -> dict[str, Any]:
     return closed(
-        _SAMPLE_KEYS,
+        SAMPLE_KEYS,
         {
             "contract": {"const": STEP_CONTRACT},
             "description": {"type": "string"},

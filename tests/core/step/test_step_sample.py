@@ -11,15 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studio.core.findings import Finding
-from studio.core.step.sample import (
-    SAMPLE_RULE,
-    StepSample,
-    derived_stats,
-    parse_step_sample,
-    step_context,
-    step_worker_payload,
-    tool_history,
-)
+from studio.core.step.sample import StepSample, parse_step_sample, step_context, step_worker_payload
+from studio.core.step.sample_findings import SAMPLE_RULE
+from studio.core.step.sample_messages import tool_history
+from studio.core.step.sample_stats import derived_stats
 from tests.support.step_samples import baseline_json, json_values
 
 CONTEXT_KEYS = ["operation", "input", "index", "reason", "messages", "toolHistory", "stats"]
