@@ -39,8 +39,9 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from studio.core.json.pieces import dumps_in_pieces
+from studio.core.records.rebuild import rebuild_outcome
 from studio.core.run_outcome import RunOutcome, Status
-from studio.core.turn_error import KIND_TITLES, ContractName, TurnError
+from studio.core.turn_error import ContractName, TurnError
 
 STORE_FOLDER = ".hookstudio"
 STORE_FILE = "records.sqlite3"
@@ -180,59 +181,8 @@ class StoredRecord(BaseModel):
         return {**self.decision, "payload": self.payload}
 
     def outcome(self) -> RunOutcome:
-        """The run as a ``RunOutcome`` again.
-
-        With the payload, this is the outcome that was stored. Without it, the content is gone:
-        input and result are ``None``, output is empty, chain values are ``None``, and the turn
-        error's message is its kind's title, with no stderr tail and no traceback code.
-        """
-        decision = self.decision
-        payload = self.payload
-        chain = []
-        for index, step in enumerate(decision.get("chain") or []):
-            values = (payload or {}).get("chain") or []
-            kept = values[index] if index < len(values) else {}
-            chain.append({**step, **kept})
-        if payload is not None and payload.get("turn_error") is not None:
-            error = payload["turn_error"]
-        elif decision.get("turn_error") is not None:
-            error = {
-                **decision["turn_error"],
-                "message": KIND_TITLES.get(decision["turn_error"]["kind"], "Turn error"),
-            }
-        else:
-            error = None
-        fields: dict[str, Any] = {
-            key: decision.get(key)
-            for key in (
-                "run_id",
-                "started_at",
-                "contract",
-                "status",
-                "sample",
-                "loop",
-                "hook",
-                "duration_ms",
-                "effective",
-            )
-        }
-        fields.update(
-            inspection=decision.get("inspection") or {},
-            warnings=decision.get("warnings") or [],
-            stdout_truncated=bool(decision.get("stdout_truncated")),
-            stderr_truncated=bool(decision.get("stderr_truncated")),
-            turn_error=error,
-            chain=chain,
-        )
-        if payload is not None:
-            fields.update(
-                input=payload.get("input"),
-                result=payload.get("result"),
-                rejected=payload.get("rejected"),
-                stdout=payload.get("stdout") or "",
-                stderr=payload.get("stderr") or "",
-            )
-        return RunOutcome.model_validate(fields)
+        """The run as a ``RunOutcome`` again (see :mod:`studio.core.records.rebuild`)."""
+        return rebuild_outcome(self.decision, self.payload)
 
 
 def content_free_turn_error(error: TurnError) -> dict[str, Any]:
