@@ -93,7 +93,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.chain.run import ChainSample, parse_chain_sample
+from studio.core.chain.sample import (
+    ChainSample,
+    parse_chain_sample,
+)
 from studio.core.findings import Finding, pointer
 from studio.core.json.locate import (
     JsonTextError,

@@ -13,12 +13,14 @@ from hypothesis import strategies as st
 
 from studio import cli
 from studio.core.chain.builtins import BUILTIN_HOOKS
-from studio.core.chain.run import (
+from studio.core.chain.config import (
     CONFIG_KEYS,
     MAX_HOOK_TIMEOUT_MS,
     ChainConfig,
-    ChainSample,
     parse_chain_config,
+)
+from studio.core.chain.sample import (
+    ChainSample,
     parse_chain_sample,
 )
 from studio.core.pre_llm.config import check_agent_config, validate_hook_config

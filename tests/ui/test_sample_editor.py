@@ -14,7 +14,10 @@ from PySide6.QtGui import QAction, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from studio.core.chain.run import ChainSample, parse_chain_sample
+from studio.core.chain.sample import (
+    ChainSample,
+    parse_chain_sample,
+)
 from studio.core.pre_llm.request import validate_request
 from studio.core.step.sample import StepSample, parse_step_sample
 from studio.core.workspace.folder import Workspace

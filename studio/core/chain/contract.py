@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.core.chain.run import (
+from studio.core.chain.config import (
     ChainHookRef,
     ChainName,
-    ChainSample,
     parse_chain_config,
+)
+from studio.core.chain.run import run_chain
+from studio.core.chain.sample import (
+    ChainSample,
     parse_chain_sample,
-    run_chain,
 )
 from studio.core.contract import (
     CallHook,

@@ -25,16 +25,23 @@ The studio's rules for what the spec leaves open are in :data:`CHAIN_STUDIO_RULE
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
+from studio.core.chain.builtins import BUILTIN_HOOKS
+from studio.core.chain.config import (
+    CHAIN_SECTION,
+    STUDIO_DEFAULT_VALIDATORS,
+    ChainConfig,
+    ChainHookRef,
+    ChainName,
+)
+from studio.core.chain.sample import STUDIO_SCRIPTED_RESPONSES, ChainSample
 from studio.core.chain.shapes import (
     StudioRule,
     escape_of,
@@ -46,35 +53,18 @@ from studio.core.chain.shapes import (
 )
 from studio.core.contract import HookReply
 from studio.core.findings import (
-    Finding,
-    PathPart,
-    dotted,
     errors,
     first_error,
     pointer,
-    warnings,
 )
-from studio.core.json.values import is_whole_number, type_name
 from studio.core.run_outcome import ChainStep
-from studio.core.source_ref import SourceRef, lexical_path_problem, parse_source_ref
-from studio.core.turn_error import HookRef, TurnError, turn_error
+from studio.core.turn_error import TurnError, turn_error
 
-ChainName = Literal["pre", "post"]
 ChainStatus = Literal["ok", "short_circuited", "interrupted", "turn_error"]
 
-CHAIN_SECTION: Final = "chain"
-CHAIN_CONTRACT: Final = "chain"
-DEFAULT_HOOK_TIMEOUT_MS: Final = 30_000
-MAX_HOOK_TIMEOUT_MS: Final = 300_000
 STDERR_TAIL_CHARS: Final = 4_000
 RETURNED_TEXT_LIMIT: Final = 2_000
 
-CONFIG_KEYS: Final = ("pre", "post", "default_post_validators")
-ENTRY_KEYS: Final = ("source", "timeout_ms")
-SAMPLE_KEYS: Final = ("contract", "context", "responses", "name", "description")
-
-RULE_CHAIN_CONFIG: Final = "pleach.chain-config"
-RULE_CHAIN_SAMPLE: Final = "pleach.chain-sample"
 
 # Why a hook stopped its chain, as its ChainStep's ``stopped`` records it.
 STOP_SHORT_CIRCUIT: Final = "shortCircuit"
@@ -88,12 +78,10 @@ STOP_TURN_ERROR: Final = "turn_error"
 # Studio rules
 
 
-STUDIO_DEFAULT_VALIDATORS: Final = "pleach.studio.default-validators"
 STUDIO_PRE_CHAIN_INPUT: Final = "pleach.studio.pre-chain-input"
 STUDIO_SHORT_CIRCUIT: Final = "pleach.studio.short-circuit"
 STUDIO_RETRY_FEEDBACK: Final = "pleach.studio.retry-feedback"
 STUDIO_RETRY_EXHAUSTED: Final = "pleach.studio.retry-exhausted"
-STUDIO_SCRIPTED_RESPONSES: Final = "pleach.studio.scripted-responses"
 STUDIO_HOOK_POSITION: Final = "pleach.studio.hook-position"
 
 CHAIN_STUDIO_RULES: Final[tuple[StudioRule, ...]] = (
@@ -163,105 +151,6 @@ CHAIN_STUDIO_RULES: Final[tuple[StudioRule, ...]] = (
 # Shapes
 
 
-class ChainHookRef(BaseModel):
-    """One hook of a chain: a built-in hook by name, or a user's hook by source."""
-
-    model_config = ConfigDict(frozen=True)
-
-    builtin: str | None = None
-    source: str | None = None
-    timeout_ms: int = DEFAULT_HOOK_TIMEOUT_MS
-    default: bool = False
-    """Added by ``default_post_validators`` rather than listed by the user."""
-
-    @property
-    def is_builtin(self) -> bool:
-        return self.builtin is not None
-
-    @property
-    def source_ref(self) -> SourceRef | None:
-        return parse_source_ref(self.source) if self.source is not None else None
-
-    @property
-    def label(self) -> str:
-        """How the interface names the hook: the built-in's name or ``path:function``."""
-        if self.builtin is not None:
-            return self.builtin
-        ref = self.source_ref
-        return str(ref) if ref is not None else "(no source)"
-
-    def hook_ref(self, chain: ChainName, position: int) -> HookRef:
-        """The turn error's hook field; a built-in's source is ``builtin:<name>``."""
-        if self.builtin is not None:
-            return HookRef(
-                source=f"builtin:{self.builtin}",
-                function=self.builtin,
-                contract="chain",
-                position=position,
-                chain=chain,
-            )
-        ref = self.source_ref or SourceRef("", "main")
-        return HookRef(
-            source=ref.path, function=ref.function, contract="chain", position=position, chain=chain
-        )
-
-    def to_json(self) -> str | dict[str, Any]:
-        """The config entry: the name for a built-in, ``{source, timeout_ms}`` otherwise."""
-        if self.builtin is not None:
-            return self.builtin
-        entry: dict[str, Any] = {"source": self.source}
-        if self.timeout_ms != DEFAULT_HOOK_TIMEOUT_MS:
-            entry["timeout_ms"] = self.timeout_ms
-        return entry
-
-
-class ChainConfig(BaseModel):
-    """The ``chain`` section of the studio's workspace file."""
-
-    model_config = ConfigDict(frozen=True)
-
-    pre: tuple[ChainHookRef, ...] = ()
-    post: tuple[ChainHookRef, ...] = ()
-    default_post_validators: bool = True
-    warnings: tuple[Finding, ...] = Field(default=(), exclude=True)
-
-    def pre_chain(self) -> tuple[ChainHookRef, ...]:
-        """The pre hooks in the order they run."""
-        return self.pre
-
-    def post_chain(self) -> tuple[ChainHookRef, ...]:
-        """The post hooks in the order they run: the user's, then the default validators the
-        user did not list (studio rule ``default-validators``)."""
-        if not self.default_post_validators:
-            return self.post
-        listed = {hook.builtin for hook in self.post if hook.builtin is not None}
-        defaults = tuple(
-            ChainHookRef(builtin=name, default=True)
-            for name in DEFAULT_POST_HOOKS
-            if name not in listed
-        )
-        return self.post + defaults
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "pre": [hook.to_json() for hook in self.pre],
-            "post": [hook.to_json() for hook in self.post],
-            "default_post_validators": self.default_post_validators,
-        }
-
-
-class ChainSample(BaseModel):
-    """A chain sample: the pre-model context and the scripted model responses, in call order."""
-
-    model_config = ConfigDict(frozen=True)
-
-    context: dict[str, Any]
-    responses: tuple[dict[str, Any], ...] = ()
-    name: str | None = None
-    description: str | None = None
-    warnings: tuple[Finding, ...] = Field(default=(), exclude=True)
-
-
 CallUserHook = Callable[[ChainHookRef, dict[str, Any], int, ChainName], Awaitable[HookReply]]
 
 
@@ -326,355 +215,6 @@ class ChainRunResult(BaseModel):
 
 # --------------------------------------------------------------------------------------------
 # Parsing
-
-
-def _suggest(word: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        return json.dumps(value if len(value) <= 40 else value[:40] + "...")
-    return type_name(value)
-
-
-def _unknown_keys(
-    obj: dict[Any, Any], known: Sequence[str], at: tuple[PathPart, ...], name: str, holds: str
-) -> list[Finding]:
-    """An error for each key of ``obj`` not in ``known``; ``holds`` says what the object holds."""
-    return [
-        Finding(
-            (*at, str(key)),
-            f"{name} has unknown key {_shown(key)}{_suggest(str(key), known)}; {holds}",
-            RULE_CHAIN_CONFIG,
-        )
-        for key in obj
-        if key not in known
-    ]
-
-
-def _entry_findings(
-    entry: Any, chain: ChainName, at: tuple[PathPart, ...]
-) -> tuple[ChainHookRef | None, list[Finding]]:
-    found: list[Finding] = []
-    where = dotted(at)
-    if isinstance(entry, str):
-        known = BUILTIN_HOOKS.get(entry)
-        if known is None:
-            hint = _suggest(entry, list(BUILTIN_HOOKS))
-            if not hint and any(mark in entry for mark in ("/", ".py", ":")):
-                hint = f'; a hook of your own is written {{"source": {json.dumps(entry)}}}'
-            found.append(
-                Finding(
-                    at,
-                    f"{where} names no built-in hook: {_shown(entry)} (the built-ins are "
-                    f"{', '.join(BUILTIN_HOOKS)}){hint}",
-                    RULE_CHAIN_CONFIG,
-                )
-            )
-            return None, found
-        if known[0] != chain:
-            other = "post" if chain == "pre" else "pre"
-            found.append(
-                Finding(
-                    at,
-                    f"{where}: {entry} is a {known[0]}-model hook; list it under {other}",
-                    RULE_CHAIN_CONFIG,
-                )
-            )
-            return None, found
-        return ChainHookRef(builtin=entry), found
-    if not isinstance(entry, dict):
-        found.append(
-            Finding(
-                at,
-                f"{where} must be a built-in hook's name or an object {{source, timeout_ms}}, "
-                f"got {type_name(entry)}",
-                RULE_CHAIN_CONFIG,
-            )
-        )
-        return None, found
-    found += _unknown_keys(
-        entry, ENTRY_KEYS, at, where, "a hook entry holds only source and timeout_ms"
-    )
-    source = entry.get("source")
-    if "source" not in entry:
-        found.append(
-            Finding(
-                (*at, "source"),
-                f"{dotted((*at, 'source'))} is required (the hook's source, like "
-                '"lib/hooks.py:trim")',
-                RULE_CHAIN_CONFIG,
-            )
-        )
-    elif not isinstance(source, str) or source == "":
-        found.append(
-            Finding(
-                (*at, "source"),
-                f"{dotted((*at, 'source'))} must be a non-empty string, got {_shown(source)}",
-                RULE_CHAIN_CONFIG,
-            )
-        )
-    else:
-        problem = lexical_path_problem(parse_source_ref(source).path)
-        if problem:
-            found.append(Finding((*at, "source"), problem, RULE_CHAIN_CONFIG))
-    timeout = entry.get("timeout_ms", DEFAULT_HOOK_TIMEOUT_MS)
-    if not (
-        is_whole_number(timeout)
-        and not isinstance(timeout, bool)
-        and 1 <= timeout <= MAX_HOOK_TIMEOUT_MS
-    ):
-        got = repr(timeout) if is_whole_number(timeout) else _shown(timeout)
-        found.append(
-            Finding(
-                (*at, "timeout_ms"),
-                f"{dotted((*at, 'timeout_ms'))} must be a whole number of milliseconds from 1 to "
-                f"{MAX_HOOK_TIMEOUT_MS}, got {got}",
-                RULE_CHAIN_CONFIG,
-            )
-        )
-    if errors(found):
-        return None, found
-    return ChainHookRef(source=source, timeout_ms=int(timeout)), found
-
-
-def _findings(result: ChainConfig | ChainSample | list[Finding]) -> list[Finding]:
-    """What a ``validate_*`` call reports for a parse result: a parsed value's warnings, or
-    every finding when the parse failed."""
-    if isinstance(result, list):
-        return result
-    return list(result.warnings)
-
-
-def validate_chain_config(value: Any, *, base: tuple[PathPart, ...] = ()) -> list[Finding]:
-    """Every finding on a chain config section, errors first; paths start with ``base``."""
-    return _findings(parse_chain_config(value, base=base))
-
-
-def parse_chain_config(
-    value: Any, *, base: tuple[PathPart, ...] = ()
-) -> ChainConfig | list[Finding]:
-    """The typed chain config (its warnings in ``warnings``), or every finding (errors first,
-    then warnings) when there is an error. Paths start with ``base`` (e.g. ``("chain",)``)."""
-    found: list[Finding] = []
-    root = dotted(base) or "the chain config"
-    if not isinstance(value, dict):
-        return [
-            Finding(
-                base,
-                f"{root} must be an object {{pre, post, default_post_validators}}, "
-                f"got {type_name(value)}",
-                RULE_CHAIN_CONFIG,
-            )
-        ]
-    found += _unknown_keys(
-        value,
-        CONFIG_KEYS,
-        base,
-        root,
-        "the chain config holds only pre, post and default_post_validators",
-    )
-    chains: dict[ChainName, list[tuple[int, ChainHookRef]]] = {"pre": [], "post": []}
-    for chain in ("pre", "post"):
-        entries = value.get(chain, [])
-        at = (*base, chain)
-        if not isinstance(entries, list):
-            found.append(
-                Finding(
-                    at,
-                    f"{dotted(at)} must be an array of hook entries, got {type_name(entries)}",
-                    RULE_CHAIN_CONFIG,
-                )
-            )
-            continue
-        seen: set[str] = set()
-        for i, entry in enumerate(entries):
-            hook, entry_found = _entry_findings(entry, chain, (*at, i))
-            found += entry_found
-            if hook is None:
-                continue
-            chains[chain].append((i, hook))
-            if hook.builtin is not None:
-                if hook.builtin in seen:
-                    found.append(
-                        Finding(
-                            (*at, i),
-                            f"{dotted((*at, i))}: {hook.builtin} is listed more than once in "
-                            f"{chain}; it runs each time",
-                            RULE_CHAIN_CONFIG,
-                            "warning",
-                        )
-                    )
-                seen.add(hook.builtin)
-    defaults = value.get("default_post_validators", True)
-    if not isinstance(defaults, bool):
-        at = (*base, "default_post_validators")
-        found.append(
-            Finding(
-                at, f"{dotted(at)} must be a boolean, got {type_name(defaults)}", RULE_CHAIN_CONFIG
-            )
-        )
-        defaults = True
-    elif defaults:
-        for i, hook in chains["post"]:
-            if hook.builtin in DEFAULT_POST_HOOKS:
-                at = (*base, "post", i)
-                found.append(
-                    Finding(
-                        at,
-                        f"{dotted(at)}: {hook.builtin} is also registered by "
-                        "default_post_validators; it runs here only, not again after the "
-                        "other post hooks",
-                        STUDIO_DEFAULT_VALIDATORS,
-                        "warning",
-                    )
-                )
-    ordered = errors(found) + warnings(found)
-    if errors(found):
-        return ordered
-    return ChainConfig(
-        pre=tuple(hook for _, hook in chains["pre"]),
-        post=tuple(hook for _, hook in chains["post"]),
-        default_post_validators=defaults,
-        warnings=tuple(ordered),
-    )
-
-
-def _rebased(finding: Finding, strip: int, prefix: tuple[PathPart, ...]) -> Finding:
-    """The finding with its first ``strip`` path parts replaced by ``prefix``; a message that
-    starts by naming the old path names the new one."""
-    old = finding.path
-    new = (*prefix, *old[strip:])
-    message = finding.message
-    for k in range(len(old), 0, -1):
-        name = dotted(old[:k])
-        if name and message.startswith(name):
-            message = dotted((*prefix, *old[strip:k])) + message[len(name) :]
-            break
-    return Finding(new, message, finding.rule, finding.severity)
-
-
-def validate_chain_sample(value: Any, *, base: tuple[PathPart, ...] = ()) -> list[Finding]:
-    """Every finding on a chain sample, errors first; paths start with ``base``."""
-    return _findings(parse_chain_sample(value, base=base))
-
-
-def parse_chain_sample(
-    value: Any, *, base: tuple[PathPart, ...] = ()
-) -> ChainSample | list[Finding]:
-    """The typed chain sample (its warnings in ``warnings``), or every finding (errors first,
-    then warnings) when there is an error. The context is checked as a pre-model hook context
-    and each response as a message that stands in for the model's answer."""
-    found: list[Finding] = []
-    root = dotted(base) or "the chain sample"
-    if not isinstance(value, dict):
-        return [
-            Finding(
-                base,
-                f"{root} must be an object {{contract, context, responses}}, "
-                f"got {type_name(value)}",
-                RULE_CHAIN_SAMPLE,
-            )
-        ]
-    for key in value:
-        if key not in SAMPLE_KEYS:
-            found.append(
-                Finding(
-                    (*base, str(key)),
-                    f"{root} has key {_shown(key)}{_suggest(str(key), SAMPLE_KEYS)} that a chain "
-                    "sample does not define; it is ignored",
-                    RULE_CHAIN_SAMPLE,
-                    "warning",
-                )
-            )
-    contract = value.get("contract")
-    if contract != CHAIN_CONTRACT:
-        at = (*base, "contract")
-        got = "nothing" if "contract" not in value else _shown(contract)
-        found.append(Finding(at, f'{dotted(at)} must be "chain", got {got}', RULE_CHAIN_SAMPLE))
-    for key in ("name", "description"):
-        if value.get(key) is not None and not isinstance(value[key], str):
-            at = (*base, key)
-            found.append(
-                Finding(
-                    at,
-                    f"{dotted(at)} must be a string, got {type_name(value[key])}",
-                    RULE_CHAIN_SAMPLE,
-                )
-            )
-    if "context" not in value:
-        at = (*base, "context")
-        found.append(
-            Finding(
-                at,
-                f"{dotted(at)} is required (the pre-model hook context: messages, model, "
-                "modelProfile, tools, systemPrompt, state)",
-                RULE_CHAIN_SAMPLE,
-            )
-        )
-    else:
-        context_at = (*base, "context")
-        for finding in validate_pre_context(value["context"]):
-            found.append(_rebased(finding, 0, context_at))
-    responses = value.get("responses")
-    responses_at = (*base, "responses")
-    if "responses" not in value:
-        found.append(
-            Finding(
-                responses_at,
-                f"{dotted(responses_at)} is required (the scripted model responses, one per "
-                "model call)",
-                RULE_CHAIN_SAMPLE,
-            )
-        )
-    elif not isinstance(responses, list):
-        found.append(
-            Finding(
-                responses_at,
-                f"{dotted(responses_at)} must be an array of messages, got {type_name(responses)}",
-                RULE_CHAIN_SAMPLE,
-            )
-        )
-    else:
-        if not responses:
-            found.append(
-                Finding(
-                    responses_at,
-                    f"{dotted(responses_at)} is empty; a run that calls the model fails with "
-                    "sample_invalid",
-                    STUDIO_SCRIPTED_RESPONSES,
-                    "warning",
-                )
-            )
-        for i, response in enumerate(responses):
-            if not isinstance(response, dict):
-                found.append(
-                    Finding(
-                        (*responses_at, i),
-                        f"{dotted((*responses_at, i))} must be a message object, "
-                        f"got {type_name(response)}",
-                        STUDIO_SCRIPTED_RESPONSES,
-                    )
-                )
-                continue
-            for finding in validate_post_result({"response": response}):
-                found.append(_rebased(finding, 1, (*responses_at, i)))
-    ordered = errors(found) + warnings(found)
-    if errors(found):
-        return ordered
-    return ChainSample(
-        context=value["context"],
-        responses=tuple(responses),
-        name=value.get("name"),
-        description=value.get("description"),
-        warnings=tuple(ordered),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Running
 
 
 class _Failed(Exception):
@@ -1124,21 +664,3 @@ async def run_chain(
     ``turn_error``. Cancelling the task cancels the pending ``call_user_hook``.
     """
     return await _ChainRun(sample, hooks, call_user_hook).run()
-
-
-__all__ = [
-    "CHAIN_STUDIO_RULES",
-    "DEFAULT_HOOK_TIMEOUT_MS",
-    "MAX_HOOK_TIMEOUT_MS",
-    "CallUserHook",
-    "ChainConfig",
-    "ChainHookRef",
-    "ChainRunResult",
-    "ChainSample",
-    "ModelCall",
-    "parse_chain_config",
-    "parse_chain_sample",
-    "run_chain",
-    "validate_chain_config",
-    "validate_chain_sample",
-]

@@ -7,12 +7,14 @@ import copy
 from typing import Any
 
 from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
-from studio.core.chain.run import (
-    CHAIN_CONTRACT,
+from studio.core.chain.config import (
     CONFIG_KEYS,
     DEFAULT_HOOK_TIMEOUT_MS,
     ENTRY_KEYS,
     MAX_HOOK_TIMEOUT_MS,
+)
+from studio.core.chain.sample import (
+    CHAIN_CONTRACT,
     SAMPLE_KEYS,
 )
 from studio.core.chain.shape_keys import (

@@ -11,21 +11,25 @@ from typing import Any
 import pytest
 
 from studio.core.chain import builtins as chain_builtins
-from studio.core.contract import HookReply
-from studio.core.chain.run import (
-    CHAIN_STUDIO_RULES,
+from studio.core.chain.config import (
     DEFAULT_HOOK_TIMEOUT_MS,
     ChainConfig,
     ChainHookRef,
-    ChainRunResult,
-    ChainSample,
     parse_chain_config,
-    parse_chain_sample,
-    run_chain,
     validate_chain_config,
+)
+from studio.core.chain.run import (
+    CHAIN_STUDIO_RULES,
+    ChainRunResult,
+    run_chain,
+)
+from studio.core.chain.sample import (
+    ChainSample,
+    parse_chain_sample,
     validate_chain_sample,
 )
 from studio.core.chain.shapes import STUDIO_RULE_IDS
+from studio.core.contract import HookReply
 from studio.core.findings import Finding, errors, warnings
 from studio.core.turn_error import turn_error
 
