@@ -17,7 +17,7 @@ from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
 from studio.core.json.pieces import json_bytes
 from studio.core.pre_llm.config import MAIN, check_agent_config
-from studio.core.pre_llm.decision_record import pre_llm_decision
+from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
 from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
 from studio.core.run_outcome import RunOutcome
@@ -91,7 +91,7 @@ class PreLlmContract(Contract):
             return RunOutcome(
                 status="not_applied",
                 result=request,
-                inspection=pre_llm_decision(
+                inspection=pre_llm_decision_record(
                     request, None, loop=loop, applied=False, in_pieces=job.in_pieces
                 ),
                 **base,
@@ -123,7 +123,7 @@ class PreLlmContract(Contract):
                 status="turn_error",
                 turn_error=error,
                 rejected=reply.value if error.kind == "invalid_result" else None,
-                inspection=pre_llm_decision(
+                inspection=pre_llm_decision_record(
                     request, None, loop=loop, applied=True, in_pieces=job.in_pieces
                 ),
                 **base,
@@ -133,7 +133,7 @@ class PreLlmContract(Contract):
         return RunOutcome(
             status="ok",
             result=returned,
-            inspection=pre_llm_decision(
+            inspection=pre_llm_decision_record(
                 request,
                 returned,
                 loop=loop,

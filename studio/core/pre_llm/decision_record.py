@@ -64,7 +64,7 @@ def _changed_option_keys(before: Any, after: Any) -> list[str]:
     )
 
 
-def pre_llm_decision(
+def pre_llm_decision_record(
     original: Any,
     returned: Any | None,
     *,

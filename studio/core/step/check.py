@@ -24,8 +24,8 @@ from studio.core.step.decision_record import (
     STEP_REASONS,
     ResourceRead,
     StepReason,
-    decision_inspection,
     resource_read,
+    step_decision_record,
 )
 from studio.core.step.effective import effective_from_plan
 
@@ -69,7 +69,7 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     effective = effective_from_plan(plan)
     if error is not None or effective is None:
         return {"valid": False, "error": error, "inspection": None, "effective": None}
-    inspection = decision_inspection(
+    inspection = step_decision_record(
         step_index=parsed.step_index,
         reason=parsed.reason,
         amendment=plan.snapshot,

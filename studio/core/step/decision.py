@@ -36,11 +36,11 @@ from studio.core.step.amendment import (
     plan_amendment,
 )
 from studio.core.step.decision_record import (
-    DecisionInspection,
     ResourceRead,
-    decision_inspection,
+    StepDecisionRecord,
     pinned_reads,
     resource_read,
+    step_decision_record,
 )
 from studio.core.step.effective import EffectiveStep, effective_from_plan
 from studio.core.step.sample import StepSample
@@ -59,13 +59,13 @@ _DEFAULT_KINDS: Final[dict[str, str]] = {
 
 
 @dataclass(frozen=True, slots=True)
-class StepDecision:
+class StepVerdict:
     """The outcome of one boundary: an accepted, sealed decision, or the turn error."""
 
     snapshot: Any
     findings: tuple[Finding, ...]
     reads: tuple[ResourceRead, ...]
-    inspection: DecisionInspection | None = None
+    inspection: StepDecisionRecord | None = None
     effective: EffectiveStep | None = None
     error: TurnError | None = None
 
@@ -95,7 +95,7 @@ def decide_step(
     reads: Iterable[str],
     *,
     sealed_request_id: str | None = None,
-) -> StepDecision:
+) -> StepVerdict:
     """The decision for what the hook returned, with the resource reads it made.
 
     ``reads`` are the identities the hook read, in completion order (repeats are recorded once);
@@ -107,18 +107,18 @@ def decide_step(
     findings = tuple(plan.findings)
     first = first_error(plan.findings)
     if first is not None:
-        return StepDecision(
+        return StepVerdict(
             snapshot=plan.snapshot, findings=findings, reads=records, error=amendment_failure(first)
         )
     effective = effective_from_plan(plan)
-    inspection = decision_inspection(
+    inspection = step_decision_record(
         step_index=sample.index,
         reason=sample.reason,
         amendment=plan.snapshot,
         resources=records,
         sealed_request_id=sealed_request_id,
     )
-    return StepDecision(
+    return StepVerdict(
         snapshot=plan.snapshot,
         findings=findings,
         reads=records,

@@ -53,7 +53,7 @@ class AmendmentCounts(BaseModel):
         }
 
 
-class DecisionInspection(BaseModel):
+class StepDecisionRecord(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True)
 
     operation: Literal["language"] = "language"
@@ -113,16 +113,16 @@ def amendment_counts(amendment: Any) -> AmendmentCounts:
     )
 
 
-def decision_inspection(
+def step_decision_record(
     *,
     step_index: int,
     reason: StepReason,
     amendment: Any,
     resources: Iterable[ResourceRead] = (),
     sealed_request_id: str | None = None,
-) -> DecisionInspection:
+) -> StepDecisionRecord:
     """The record the reference commits once the request is sealed (also when nothing returned)."""
-    return DecisionInspection(
+    return StepDecisionRecord(
         step_index=step_index,
         reason=reason,
         amendment=amendment_counts(amendment),

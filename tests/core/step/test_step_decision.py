@@ -13,7 +13,7 @@ from studio.core.json.canonical import value_hash
 from studio.core.sealed_request import SEALED_REQUEST_ID_PATTERN
 from studio.core.step.decision import (
     PREPARATION_TIMEOUT_MS,
-    StepDecision,
+    StepVerdict,
     decide_step,
     preparation_failure,
     resource_read_failure,
@@ -53,7 +53,7 @@ def sample(index: int = 0, reason: str = "initial", **changes: Any) -> StepSampl
     return parsed
 
 
-def decide(returned: Any, reads: list[str] | tuple[str, ...] = (), **kw: Any) -> StepDecision:
+def decide(returned: Any, reads: list[str] | tuple[str, ...] = (), **kw: Any) -> StepVerdict:
     kw.setdefault("sealed_request_id", REQUEST_ID)
     return decide_step(sample(), returned, list(reads), **kw)
 

@@ -12,9 +12,9 @@ from studio.core.json.canonical import NotCanonicalizable, canonical_json, value
 from studio.core.sealed_request import new_sealed_request_id
 from studio.core.step.decision_record import (
     amendment_counts,
-    decision_inspection,
     pinned_reads,
     resource_read,
+    step_decision_record,
 )
 
 REQUEST_ID = "request_" + "ab" * 16
@@ -33,7 +33,7 @@ def record(amendment, **kw):
     kw.setdefault("step_index", 0)
     kw.setdefault("reason", "initial")
     kw.setdefault("sealed_request_id", REQUEST_ID)
-    return decision_inspection(amendment=amendment, **kw).to_json()
+    return step_decision_record(amendment=amendment, **kw).to_json()
 
 
 def test_the_record_has_exactly_the_documented_keys():
