@@ -1,10 +1,11 @@
 """The Contract interface: what the studio needs to know about one hook contract.
 
 A contract parses its samples (a typed sample, or findings with JSON paths), names the schemas
-of its files, offers a template for a new sample, and runs a sample: it plans each hook call
-(which hook, which input, which deadline), hands the call to ``call_hook`` (the engine runs it
-in a fresh worker through the runtime of the source's language) and judges each reply into a
-result or a turn error, the decision record and, where it has one, the effective change.
+of its files, offers a template for a new sample and an outline of a sample for the structured
+view, and runs a sample: it plans each hook call (which hook, which input, which deadline),
+hands the call to ``call_hook`` (the engine runs it in a fresh worker through the runtime of the
+source's language) and judges each reply into a result or a turn error, the decision record
+and, where it has one, the effective change.
 
 Nothing here knows how a hook runs, and nothing in the engine knows a contract: the runner
 asks the contract to run and lends it :data:`CallHook`. The contracts are listed in
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from studio.core.findings import Finding, errors
+from studio.core.json.outline import Entry, json_entries
 from studio.core.turn_error import HookRef, TurnError, turn_error
 
 if TYPE_CHECKING:
@@ -142,6 +144,8 @@ class Contract(ABC):
     result_view: ResultView
     sample_schema: str
     """The name of its sample's schema in :func:`schemas`."""
+    new_sample_stem: str
+    """The file name (without ``.json``) of a new sample made from :meth:`sample_template`."""
 
     @abstractmethod
     def parse_sample(self, document: Any) -> Any | list[Finding]:
@@ -158,6 +162,10 @@ class Contract(ABC):
     @abstractmethod
     def sample_template(self) -> dict[str, Any]:
         """A minimal valid sample, for a new file."""
+
+    def outline(self, document: dict[str, Any]) -> list[Entry]:
+        """The top rows of the structured view of a sample; deeper rows come when opened."""
+        return json_entries(document, "")
 
     @abstractmethod
     def schemas(self) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,7 @@ from studio.core.chain.config import (
     ChainName,
     parse_chain_config,
 )
+from studio.core.chain.outline import chain_outline
 from studio.core.chain.run import run_chain
 from studio.core.chain.sample import (
     ChainSample,
@@ -26,6 +27,7 @@ from studio.core.contract import (
     config_error,
 )
 from studio.core.findings import Finding
+from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import STUDIO_FILE
@@ -37,6 +39,7 @@ class ChainContract(Contract):
     title = "Model hook chains"
     result_view = "timeline"
     sample_schema = "chain_sample"
+    new_sample_stem = "new-chain"
 
     def parse_sample(self, document: Any) -> ChainSample | list[Finding]:
         return parse_chain_sample(document)
@@ -55,6 +58,9 @@ class ChainContract(Contract):
             },
             "responses": [{"role": "assistant", "content": "Hello! How can I help?"}],
         }
+
+    def outline(self, document: dict[str, Any]) -> list[Entry]:
+        return chain_outline(document)
 
     def schemas(self) -> dict[str, dict[str, Any]]:
         from studio.core.chain.schemas import schemas

@@ -15,9 +15,11 @@ from studio.core.contract import (
 )
 from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
+from studio.core.json.outline import Entry
 from studio.core.json.pieces import json_bytes
 from studio.core.pre_llm.config import MAIN, check_agent_config
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
+from studio.core.pre_llm.outline import pre_llm_outline
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
 from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
 from studio.core.run_outcome import RunOutcome
@@ -36,6 +38,7 @@ class PreLlmContract(Contract):
     title = "Pre-LLM hook"
     result_view = "request"
     sample_schema = "pre_llm_sample"
+    new_sample_stem = "new-request"
 
     def parse_sample(self, document: Any) -> PreLlmSample | list[Finding]:
         return parse_pre_llm_sample(document)
@@ -60,6 +63,9 @@ class PreLlmContract(Contract):
                 "options": {"maxTokens": 1024},
             },
         }
+
+    def outline(self, document: dict[str, Any]) -> list[Entry]:
+        return pre_llm_outline(document)
 
     def schemas(self) -> dict[str, dict[str, Any]]:
         from studio.core.pre_llm.schemas import schemas

@@ -15,6 +15,7 @@ from studio.core.contract import (
     RunStopped,
 )
 from studio.core.findings import Finding
+from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.step.decision import (
@@ -24,6 +25,7 @@ from studio.core.step.decision import (
     resource_read_failure,
     step_timeout_ms,
 )
+from studio.core.step.outline import step_outline
 from studio.core.step.sample import (
     StepSample,
     parse_step_sample,
@@ -39,6 +41,7 @@ class StepContract(Contract):
     title = "Step preparation"
     result_view = "amendment"
     sample_schema = "step_sample"
+    new_sample_stem = "new-step"
 
     def parse_sample(self, document: Any) -> StepSample | list[Finding]:
         return parse_step_sample(document)
@@ -61,6 +64,9 @@ class StepContract(Contract):
             },
             "resources": [],
         }
+
+    def outline(self, document: dict[str, Any]) -> list[Entry]:
+        return step_outline(document)
 
     def schemas(self) -> dict[str, dict[str, Any]]:
         from studio.core.step.schemas import schemas
