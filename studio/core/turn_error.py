@@ -6,11 +6,11 @@ value, the frames of the user's own files) and never a stack of studio internals
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-TURN_ERROR_LABEL = "Turn error"
+TURN_ERROR_LABEL: Final = "Turn error"
 
 Reason = Literal["callback", "timeout", "aborted"]
 ContractName = str

@@ -27,17 +27,30 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 PathPart = str | int
 
-_WS = re.compile(r"[ \t\n\r]*")
+
+class _MatchesEverywhere(Protocol):
+    """A compiled pattern that can match the empty string, so ``match`` never gives ``None``."""
+
+    def match(self, string: str, pos: int = 0) -> re.Match[str]: ...
+
+
+def _matches_everywhere(pattern: str, flags: int = 0) -> _MatchesEverywhere:
+    compiled = re.compile(pattern, flags)
+    assert compiled.fullmatch("") is not None, pattern
+    return cast(_MatchesEverywhere, compiled)
+
+
+_WS = _matches_everywhere(r"[ \t\n\r]*")
 _INDEX = re.compile(r"0|[1-9][0-9]*")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_SCALAR = re.compile(r'[^\s,:\[\]{}"]*')
+_SCALAR = _matches_everywhere(r'[^\s,:\[\]{}"]*')
 # Everything up to the next bracket: runs of other characters and whole strings (which may hold
 # brackets). Stops early at a string that never ends.
-_FLAT = re.compile(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*', re.S)
+_FLAT = _matches_everywhere(r'(?:[^"\[\]{}]+|"[^"\\]*(?:\\.[^"\\]*)*")*', re.S)
 # A bare NaN / Infinity / -Infinity outside strings (strings are matched first and skipped).
 _CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?Infinity|NaN)', re.S)
 

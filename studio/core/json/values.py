@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Collection, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from studio.core.findings import PathPart
 
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A JSON number (int or float, never a bool), finite or not."""
     t = type(value)
     return (
@@ -24,11 +24,11 @@ def is_number(value: Any) -> bool:
     )
 
 
-def is_finite_number(value: Any) -> bool:
+def is_finite_number(value: Any) -> TypeGuard[int | float]:
     return is_number(value) and math.isfinite(value)
 
 
-def is_whole_number(value: Any) -> bool:
+def is_whole_number(value: Any) -> TypeGuard[int | float]:
     """An integer as ``Number.isInteger`` sees it: ``1000.0`` counts, ``true`` does not."""
     if type(value) is int:
         return True
@@ -39,7 +39,7 @@ def is_whole_number(value: Any) -> bool:
     return isinstance(value, int)
 
 
-def is_safe_integer(value: Any) -> bool:
+def is_safe_integer(value: Any) -> TypeGuard[int | float]:
     """JavaScript's ``Number.isSafeInteger``."""
     return is_whole_number(value) and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
 

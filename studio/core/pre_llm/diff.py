@@ -245,11 +245,11 @@ class RequestDiff:
 
     @property
     def identical(self) -> bool:
-        return (
-            not self.problems
-            and self.system.kind == "same"
-            and all(e.kind == "same" for e in (*self.messages, *self.tools, *self.options))
-        )
+        if self.problems or self.system.kind != "same":
+            return False
+        entries: tuple[MessageEntry | ToolEntry | OptionEntry, ...]
+        entries = (*self.messages, *self.tools, *self.options)
+        return all(e.kind == "same" for e in entries)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, Literal
 
 from studio.core.json.values import type_name
 
@@ -59,10 +59,9 @@ def message_fingerprint(message: Any) -> int:
     if type(message) is not dict:
         return _string_hash(message)
     content = message.get("content")
-    kind = type(content)
-    if kind is str:
+    if type(content) is str:
         return hash((len(message), len(content), content[:16]))
-    if kind is list and content:
+    if type(content) is list and content:
         block = content[-1]
         if type(block) is dict:
             for key in _MAIN_KEYS:
@@ -70,7 +69,7 @@ def message_fingerprint(message: Any) -> int:
                 if type(main) is str:
                     return hash((len(message), len(content), len(block), len(main), main[:16]))
         return hash((len(message), len(content), len(block) if type(block) is dict else -1))
-    return hash((len(message), kind.__name__))
+    return hash((len(message), type(content).__name__))
 
 
 class EqualityClasses:
@@ -108,7 +107,8 @@ class EqualityClasses:
         return out
 
 
-Opcode = tuple[str, int, int, int, int]
+OpcodeTag = Literal["replace", "delete", "insert", "equal"]
+Opcode = tuple[OpcodeTag, int, int, int, int]
 
 
 def opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
@@ -125,7 +125,7 @@ def opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
     if head:
         ops.append(("equal", 0, head, 0, head))
     if mid_a and mid_b:
-        middle = None
+        middle: list[Opcode] | None = None
         if _repetitive(mid_a, mid_b):
             # SequenceMatcher would take quadratic time, or with autojunk give a poor match;
             # few edits are still found fast and exactly by Myers' algorithm.
@@ -225,7 +225,9 @@ def _steps_to_opcodes(steps: list[str], n: int, m: int) -> list[Opcode]:
             else:
                 j += 1
             pos += 1
-        tag = "replace" if i > start_i and j > start_j else ("delete" if i > start_i else "insert")
+        tag: OpcodeTag = (
+            "replace" if i > start_i and j > start_j else ("delete" if i > start_i else "insert")
+        )
         ops.append((tag, start_i, i, start_j, j))
     return ops
 

@@ -124,22 +124,22 @@ def diff_messages(original: Sequence[Any], transformed: Sequence[Any]) -> tuple[
             )
             next_i, next_j = i1, j1
             for a, b in steps:
-                i = left[a] if a is not None else None
-                j = right[b] if b is not None else None
-                while i is not None and next_i < i:
+                left_i = left[a] if a is not None else None
+                right_j = right[b] if b is not None else None
+                while left_i is not None and next_i < left_i:
                     append(removed(next_i))
                     next_i += 1
-                while j is not None and next_j < j:
+                while right_j is not None and next_j < right_j:
                     append(added(next_j))
                     next_j += 1
-                if i is not None and j is not None:
-                    append(_changed_message(i, j, sides))
-                elif i is not None:
-                    append(removed(i))
-                elif j is not None:
-                    append(added(j))
-                next_i = next_i + 1 if i is not None else next_i
-                next_j = next_j + 1 if j is not None else next_j
+                if left_i is not None and right_j is not None:
+                    append(_changed_message(left_i, right_j, sides))
+                elif left_i is not None:
+                    append(removed(left_i))
+                elif right_j is not None:
+                    append(added(right_j))
+                next_i = next_i + 1 if left_i is not None else next_i
+                next_j = next_j + 1 if right_j is not None else next_j
             entries.extend(removed(i) for i in range(next_i, i2))
             entries.extend(added(j) for j in range(next_j, j2))
     return tuple(entries)

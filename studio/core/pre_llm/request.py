@@ -88,7 +88,7 @@ def _validate(check: Check, root: object) -> None:
         )
         check.json(add, (), root, (), keep_self=False)
         return
-    req: dict[Any, Any] = root  # type: ignore[assignment]
+    req: dict[Any, Any] = root
 
     # Rule 1: only the four keys.
     for key, sub in req.items():
@@ -215,13 +215,13 @@ def _check_options(check: Check, req: dict[Any, Any], options: dict[Any, Any]) -
             continue
         path: Path = ("options", key)
         if key == "maxTokens" or key == "thinkingBudget":
-            ok = is_whole_number(value) and value > 0  # type: ignore[operator]
+            ok = is_whole_number(value) and value > 0
             wanted = "must be a positive integer"
         elif key == "temperature":
-            ok = finite(value) and 0 <= value <= 2  # type: ignore[operator]
+            ok = finite(value) and 0 <= value <= 2
             wanted = "must be a finite number from 0 to 2"
         elif key == "topP":
-            ok = finite(value) and 0 <= value <= 1  # type: ignore[operator]
+            ok = finite(value) and 0 <= value <= 1
             wanted = "must be a finite number from 0 to 1"
         elif key == "dynamicInstructions":
             ok = type(value) is str
@@ -255,11 +255,11 @@ def _check_options(check: Check, req: dict[Any, Any], options: dict[Any, Any]) -
 def _enabled_names(input_tools: object) -> set[str]:
     tools: object = input_tools
     if type(tools) is dict:
-        inner = tools.get("request", tools)  # type: ignore[attr-defined]
+        inner = tools.get("request", tools)
         tools = inner.get("tools") if type(inner) is dict else None
     names: set[str] = set()
     if type(tools) is list or type(tools) is tuple:
-        for tool in tools:  # type: ignore[attr-defined]
+        for tool in tools:
             if type(tool) is str:
                 names.add(tool)
             elif type(tool) is dict:
@@ -281,7 +281,7 @@ def presented_not_enabled(input_tools: object, returned_request: object) -> list
         enabled = _enabled_names(input_tools)
         if type(returned_request) is not dict:
             return out
-        tools = returned_request.get("tools")  # type: ignore[attr-defined]
+        tools = returned_request.get("tools")
         if type(tools) is not list:
             return out
         for k, tool in enumerate(tools):

@@ -57,7 +57,7 @@ def finite(value: object) -> bool:
     if not is_number(value):
         return False
     try:
-        return math.isfinite(value)  # type: ignore[arg-type]
+        return math.isfinite(value)
     except OverflowError:
         return False
 
