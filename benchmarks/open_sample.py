@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.sample_editor import SampleEditor
+from studio.ui.samples.editor import SampleEditor
 
 TARGET_BYTES = 5_000_000
 _VOCABULARY = (
@@ -190,7 +190,7 @@ def measure(runs: int) -> dict[str, Any]:
                 settle(300)
                 gaps.append(meter.longest)
             assert editor.editor.document().characterCount() >= len(text)
-            problems = editor.problems_model.rowCount()
+            problems = editor.view.problems.model.rowCount()
 
             # One keystroke in the large text and the check that follows it.
             meter.arm()

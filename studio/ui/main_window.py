@@ -46,7 +46,7 @@ from studio.ui.engine_bridge import EngineBridge, RunJob
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
-from studio.ui.sample_editor import SampleEditor
+from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.workspace_panel import WorkspacePanel
 

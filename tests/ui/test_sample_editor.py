@@ -1,5 +1,6 @@
 """The sample editor on a real workspace copy: opening, live checks, jumps, the structured view,
-templates, duplicate / rename / delete, changes on disk and saving."""
+templates, duplicate / rename / delete, changes on disk and saving. (What it shows is computed in
+core: the checks, the outlines and the file operations are tested headless in tests/core.)"""
 
 from __future__ import annotations
 
@@ -19,16 +20,15 @@ from studio.core.chain.sample import (
     parse_chain_sample,
 )
 from studio.core.pre_llm.request import validate_request
+from studio.core.registry import CONTRACTS
 from studio.core.step.sample import StepSample, parse_step_sample
 from studio.core.workspace.folder import Workspace
+from studio.core.workspace.sample_check import contract_findings, sample_outline
+from studio.core.workspace.sample_files import sample_name_problem
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.sample_editor import (
-    TEMPLATES,
-    SampleEditor,
-    StructureModel,
-    check_sample_text,
-    sample_name_problem,
-)
+from studio.ui.samples.editor import SampleEditor
+from studio.ui.samples.structure_model import StructureModel
+from tests.support.paths import BUNDLED_WORKSPACE
 
 WAIT_MS = 5000
 
@@ -70,7 +70,7 @@ def type_text(qtbot: QtBot, editor: SampleEditor, text: str) -> None:
 
 
 def problem_rows(editor: SampleEditor) -> list[tuple[str, str, str]]:
-    model = editor.problems_model
+    model = editor.view.problems.model
     return [
         (model.item(r, 0).text(), model.item(r, 1).text(), model.item(r, 2).text())
         for r in range(model.rowCount())
@@ -98,7 +98,7 @@ def row_of(model: StructureModel, label: str, parent: QModelIndex | None = None)
 
 
 def test_the_list_shows_the_workspace_samples(editor: SampleEditor):
-    assert editor.list_model.names == ["chain-refund", "step-escalated", "support-ticket"]
+    assert editor.sample_list.model.names == ["chain-refund", "step-escalated", "support-ticket"]
     assert editor.current_sample() is None
     assert not editor.is_modified()
 
@@ -110,13 +110,13 @@ def test_opening_a_sample_shows_its_text_and_structure(
     on_disk = (sample_workspace / "samples" / "support-ticket.json").read_text()
     assert editor.editor.toPlainText() == on_disk
     assert editor.current_sample() == "support-ticket"
-    assert editor.list_view.currentIndex().data() == "support-ticket"
-    assert "pre-LLM request" in editor.contract_label.text()
-    assert editor.problems_model.rowCount() == 0
-    assert editor.status.text().startswith("✓")
+    assert editor.sample_list.view.currentIndex().data() == "support-ticket"
+    assert "pre-LLM hook" in editor.view.contract_label.text()
+    assert editor.view.problems.model.rowCount() == 0
+    assert editor.view.status.text().startswith("✓")
 
-    editor.tabs.setCurrentIndex(1)
-    model = editor.structure_model
+    editor.view.tabs.setCurrentIndex(1)
+    model = editor.view.structure.model
     top = structure_rows(model)
     assert top["System"] == '"You are a support agent."'
     assert top["Messages"] == "3 messages"
@@ -124,15 +124,15 @@ def test_opening_a_sample_shows_its_text_and_structure(
     assert "maxTokens 1024" in top["Options"]
 
     messages = row_of(model, "Messages")
-    editor.structure.expand(messages)
+    editor.view.structure.tree.expand(messages)
     assert list(structure_rows(model, messages)) == ["0  user", "1  assistant", "2  user"]
     assistant = row_of(model, "1  assistant", messages)
-    editor.structure.expand(assistant)
+    editor.view.structure.tree.expand(assistant)
     blocks = structure_rows(model, assistant)
     assert blocks["text"] == '"Let me read the order log."'
     assert blocks["tool_use"].startswith("fs_read {path}")
     tools = row_of(model, "Tools")
-    editor.structure.expand(tools)
+    editor.view.structure.tree.expand(tools)
     assert structure_rows(model, tools) == {
         "fs_read": '"Read a file"',
         "fs_write": '"Write a file"',
@@ -140,23 +140,23 @@ def test_opening_a_sample_shows_its_text_and_structure(
     }
 
     # Activating a row of the structure jumps to that value in the text.
-    editor.structure.activated.emit(row_of(model, "shell", tools))
-    assert editor.tabs.currentIndex() == 0
+    editor.view.structure.tree.activated.emit(row_of(model, "shell", tools))
+    assert editor.view.tabs.currentIndex() == 0
     line = editor.editor.textCursor().block().text()
     assert editor.editor.textCursor().positionInBlock() == line.index('{"name": "shell"')
 
 
 def test_step_and_chain_samples_have_their_own_structure(qtbot: QtBot, editor: SampleEditor):
-    editor.tabs.setCurrentIndex(1)
+    editor.view.tabs.setCurrentIndex(1)
     open_sample(qtbot, editor, "step-escalated")
-    model = editor.structure_model
+    model = editor.view.structure.model
     top = structure_rows(model)
     assert top["Baseline"].startswith("4 contributors")
     assert top["Step"] == "index 1 · tool-result · 3 messages"
     baseline = row_of(model, "Baseline")
-    editor.structure.expand(baseline)
+    editor.view.structure.tree.expand(baseline)
     contributors = row_of(model, "Contributors", baseline)
-    editor.structure.expand(contributors)
+    editor.view.structure.tree.expand(contributors)
     assert structure_rows(model, contributors)["safety-policy"] == "work-policy"
 
     open_sample(qtbot, editor, "chain-refund")
@@ -164,7 +164,7 @@ def test_step_and_chain_samples_have_their_own_structure(qtbot: QtBot, editor: S
     assert top["Context"] == "model claude-sonnet · 1 message"
     assert top["Responses"] == "2 scripted responses"
     responses = row_of(model, "Responses")
-    editor.structure.expand(responses)
+    editor.view.structure.tree.expand(responses)
     assert "calls lookupOrder" in structure_rows(model, responses)["1  assistant"]
 
 
@@ -184,12 +184,12 @@ def test_broken_json_is_marked_with_its_line_and_column(qtbot: QtBot, editor: Sa
     assert path == "JSON syntax"
     assert "Expecting ',' delimiter" in message
     assert "missing at the end of line 3" in message
-    assert "line 4, column 3" in editor.status.text()
+    assert "line 4, column 3" in editor.view.status.text()
     assert editor.editor.error_lines == {3: "error"}
     marks = editor.editor.extraSelections()
     assert any(m.cursor.block().blockNumber() == 3 for m in marks)
     assert editor.is_modified()
-    assert editor.list_view.currentIndex().data() == "support-ticket  ●"
+    assert editor.sample_list.view.currentIndex().data() == "support-ticket  ●"
 
     # Undo is the editor's own, and puts the text (and the check) back.
     with qtbot.waitSignal(editor.checked, timeout=WAIT_MS):
@@ -216,9 +216,9 @@ def test_a_contract_finding_lists_its_path_and_jumps_to_the_value(
     line = next(i for i, text in enumerate(lines) if '"role": "bot"' in text)
     column = lines[line].index('"bot"')
     assert rows[k][0] == f"{line + 1}:{column + 1}"
-    assert "contract problem" in editor.status.text()
+    assert "contract problem" in editor.view.status.text()
 
-    editor.problems.clicked.emit(editor.problems_model.index(k, 2))
+    editor.view.problems.view.clicked.emit(editor.view.problems.model.index(k, 2))
     cursor = editor.editor.textCursor()
     assert (cursor.blockNumber(), cursor.positionInBlock()) == (line, column)
     assert editor.editor.hasFocus() or not editor.isActiveWindow()
@@ -232,28 +232,10 @@ def test_a_missing_key_jumps_to_the_object_that_should_hold_it(qtbot: QtBot, edi
     rows = problem_rows(editor)
     k = [path for _, path, _ in rows].index("/request/system")
     assert rows[k][2].endswith("(missing here)")
-    editor.problems.clicked.emit(editor.problems_model.index(k, 0))
+    editor.view.problems.view.clicked.emit(editor.view.problems.model.index(k, 0))
     cursor = editor.editor.textCursor()
     assert cursor.block().text().strip() == '"request": {'
     assert cursor.block().text()[cursor.positionInBlock()] == "{"
-
-
-@pytest.mark.parametrize(
-    ("text", "path", "words"),
-    [
-        ('{"contract": "step", "baseline": {}}', "/step", "required"),
-        ('{"contract": "chain", "context": {}, "responses": []}', "/context/messages", ""),
-        ('{"contract": "other"}', "/contract", "must be"),
-        ("[1, 2]", "", "JSON object"),
-        ('{"request": {}, "extra": 1}', "/extra", "ignored"),
-    ],
-)
-def test_each_contract_is_checked_by_its_own_rules(text: str, path: str, words: str):
-    check = check_sample_text(text)
-    assert check.valid_json
-    found = {p.pointer: p for p in check.problems}
-    assert path in found
-    assert words in found[path].message
 
 
 # ---- templates, duplicate, rename, delete ----------------------------------------------------
@@ -267,20 +249,20 @@ def test_each_template_makes_a_valid_sample_of_its_contract(
         "step": lambda d: isinstance(parse_step_sample(d), StepSample),
         "chain": lambda d: isinstance(parse_chain_sample(d), ChainSample),
     }
-    for contract in TEMPLATES:
+    for contract in CONTRACTS:
         with (
             qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS),
             qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS),
         ):
             name = editor.new_sample(contract)
-        assert name == TEMPLATES[contract][1]
+        assert name == CONTRACTS[contract].new_sample_stem
         path = sample_workspace / "samples" / f"{name}.json"
         document = json.loads(path.read_text())
         assert parsers[contract](document)
         assert Workspace.open(sample_workspace).sample(name).contract == contract
         assert editor.current_sample() == name
-        assert editor.problems_model.rowCount() == 0
-        assert name in editor.list_model.names
+        assert editor.view.problems.model.rowCount() == 0
+        assert name in editor.sample_list.model.names
     # A second one of a kind gets a free name.
     with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
         assert editor.new_sample("chain") == "new-chain-2"
@@ -306,9 +288,9 @@ def test_duplicate_rename_and_delete(
     # Bad names and names in use are refused; nothing on disk changes.
     assert sample_name_problem("../evil") is not None
     assert not editor.rename_sample(copy, "../evil")
-    assert "Not renamed" in editor.status.text()
+    assert "Not renamed" in editor.view.status.text()
     assert not editor.rename_sample(copy, "chain-refund")
-    assert "exists already" in editor.status.text()
+    assert "exists already" in editor.view.status.text()
     assert (samples / "support-ticket-copy.json").exists()
 
     with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
@@ -316,13 +298,13 @@ def test_duplicate_rename_and_delete(
     assert not (samples / "support-ticket-copy.json").exists()
     assert (samples / "refund-twice.json").exists()
     assert editor.current_sample() == "refund-twice"
-    assert editor.list_view.currentIndex().data() == "refund-twice"
+    assert editor.sample_list.view.currentIndex().data() == "refund-twice"
     assert selected[-1] == "refund-twice"
 
     # Renaming in the list goes through the model and lands once the editor has closed.
-    index = editor.list_model.index(editor.list_model.row_of("refund-twice"))
+    index = editor.sample_list.model.index(editor.sample_list.model.row_of("refund-twice"))
     with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
-        assert editor.list_model.setData(index, "twice", Qt.ItemDataRole.EditRole)
+        assert editor.sample_list.model.setData(index, "twice", Qt.ItemDataRole.EditRole)
     assert (samples / "twice.json").exists()
     assert editor.current_sample() == "twice"
 
@@ -334,8 +316,8 @@ def test_duplicate_rename_and_delete(
     with qtbot.waitSignal(editor.samples_changed, timeout=WAIT_MS):
         assert editor.delete_sample("twice")
     assert not (samples / "twice.json").exists()
-    assert "twice" not in editor.list_model.names
-    assert editor.current_sample() in editor.list_model.names
+    assert "twice" not in editor.sample_list.model.names
+    assert editor.current_sample() in editor.sample_list.model.names
 
 
 def test_list_keys_and_echoes_from_the_window(qtbot: QtBot, editor: SampleEditor):
@@ -346,15 +328,15 @@ def test_list_keys_and_echoes_from_the_window(qtbot: QtBot, editor: SampleEditor
         name = editor.new_sample("pre_llm")
     assert editor.current_sample() == name
     # Picking a row with the keyboard opens it and tells the window.
-    editor.list_view.setFocus()
+    editor.sample_list.view.setFocus()
     with (
         qtbot.waitSignal(editor.sample_selected, timeout=WAIT_MS) as picked,
         qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS),
     ):
-        qtbot.keyClick(editor.list_view, Qt.Key.Key_Home)
+        qtbot.keyClick(editor.sample_list.view, Qt.Key.Key_Home)
     assert picked.args == ["chain-refund"]
-    assert editor.delete_action.shortcut().toString() == "Del"
-    assert editor.rename_action.shortcut().toString() == "F2"
+    assert editor.sample_list.delete_action.shortcut().toString() == "Del"
+    assert editor.sample_list.rename_action.shortcut().toString() == "F2"
 
 
 # ---- disk and saving ---------------------------------------------------------------------------
@@ -371,7 +353,7 @@ def test_an_unmodified_sample_follows_its_file(
         editor.on_files_changed({str(path)})
     assert editor.editor.toPlainText() == changed
     assert not editor.is_modified()
-    assert editor.notice.isHidden()
+    assert editor.view.notice.isHidden()
 
 
 def test_unsaved_edits_survive_a_change_on_disk_with_a_notice(
@@ -383,16 +365,16 @@ def test_unsaved_edits_survive_a_change_on_disk_with_a_notice(
     type_text(qtbot, editor, mine)
     path.write_text(path.read_text().replace("claude-sonnet", "claude-opus"))
     editor.on_files_changed({str(path.parent)})
-    qtbot.waitUntil(lambda: editor.notice.isVisible(), timeout=WAIT_MS)
-    assert "changed outside the studio" in editor.notice_label.text()
+    qtbot.waitUntil(lambda: editor.view.notice.isVisible(), timeout=WAIT_MS)
+    assert "changed outside the studio" in editor.view.notice.label.text()
     assert editor.editor.toPlainText() == mine
     assert editor.is_modified()
 
     with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
-        editor.reload_button.click()
+        editor.view.notice.reload_button.click()
     assert "claude-opus" in editor.editor.toPlainText()
     assert not editor.is_modified()
-    assert editor.notice.isHidden()
+    assert editor.view.notice.isHidden()
 
 
 def test_save_writes_the_file_and_refuses_text_that_is_not_json(
@@ -410,13 +392,13 @@ def test_save_writes_the_file_and_refuses_text_that_is_not_json(
     assert saved.args == ["support-ticket"]
     assert path.read_text() == original.replace("0.7", "0.2")
     assert not editor.is_modified()
-    assert editor.status.text() == "Saved samples/support-ticket.json"
-    assert editor.list_view.currentIndex().data() == "support-ticket"
+    assert editor.view.status.text() == "Saved samples/support-ticket.json"
+    assert editor.sample_list.view.currentIndex().data() == "support-ticket"
     assert not list(path.parent.glob(".*.tmp"))
 
     type_text(qtbot, editor, original.replace('"loop": "main",', '"loop": "main"'))
     assert not editor.save()
-    assert "Not saved" in editor.status.text()
+    assert "Not saved" in editor.view.status.text()
     assert path.read_text() == original.replace("0.7", "0.2")
 
     # A contract problem does not stop a save, but the status says it remains.
@@ -424,9 +406,9 @@ def test_save_writes_the_file_and_refuses_text_that_is_not_json(
     del document["request"]["options"]
     type_text(qtbot, editor, json.dumps(document, indent=2))
     with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
-        editor.save_button.click()
+        editor.view.save_button.click()
     assert json.loads(path.read_text()) == document
-    assert "1 contract problem left" in editor.status.text()
+    assert "1 contract problem left" in editor.view.status.text()
 
 
 def test_edits_are_kept_while_looking_at_another_sample(qtbot: QtBot, editor: SampleEditor):
@@ -436,8 +418,8 @@ def test_edits_are_kept_while_looking_at_another_sample(qtbot: QtBot, editor: Sa
     open_sample(qtbot, editor, "chain-refund")
     assert editor.is_modified()
     assert editor.modified_samples() == ["support-ticket"]
-    row = editor.list_model.row_of("support-ticket")
-    assert editor.list_model.index(row).data() == "support-ticket  ●"
+    row = editor.sample_list.model.row_of("support-ticket")
+    assert editor.sample_list.model.index(row).data() == "support-ticket  ●"
     editor.select_sample("support-ticket")  # kept in memory: no load needed
     assert editor.editor.toPlainText() == edited
     editor.editor.undo()
@@ -483,7 +465,7 @@ def test_a_large_sample_is_coloured_where_seen_and_its_structure_read_when_shown
     (sample_workspace / "samples" / "long.json").write_text(text)
     editor.on_files_changed({str(sample_workspace / "samples")})
     open_sample(qtbot, editor, "long")
-    opened = editor._current
+    opened = editor.samples.current
     assert opened is not None and opened.large
     assert opened.highlighter is None and editor.editor.visible_highlighter.active
     assert opened.shown_document is None  # not kept while the structure is not on screen
@@ -491,17 +473,17 @@ def test_a_large_sample_is_coloured_where_seen_and_its_structure_read_when_shown
     assert first.layout().formats()  # the lines on screen are coloured
     assert not editor.editor.document().lastBlock().layout().formats()
 
-    editor.tabs.setCurrentIndex(1)
-    qtbot.waitUntil(lambda: editor.structure_model.rowCount() > 0, timeout=WAIT_MS)
-    assert structure_rows(editor.structure_model)["Messages"] == "1500 messages"
-    messages_row = row_of(editor.structure_model, "Messages")
-    editor.structure.expand(messages_row)
+    editor.view.tabs.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: editor.view.structure.model.rowCount() > 0, timeout=WAIT_MS)
+    assert structure_rows(editor.view.structure.model)["Messages"] == "1500 messages"
+    messages_row = row_of(editor.view.structure.model, "Messages")
+    editor.view.structure.tree.expand(messages_row)
     # Rows come a batch at a time, as the view needs them.
-    fetched = editor.structure_model.rowCount(messages_row)
+    fetched = editor.view.structure.model.rowCount(messages_row)
     assert fetched % StructureModel.BATCH == 0 and fetched < 1500
-    assert editor.structure_model.canFetchMore(messages_row)
-    editor.structure_model.fetchMore(messages_row)
-    assert editor.structure_model.rowCount(messages_row) == fetched + StructureModel.BATCH
+    assert editor.view.structure.model.canFetchMore(messages_row)
+    editor.view.structure.model.fetchMore(messages_row)
+    assert editor.view.structure.model.rowCount(messages_row) == fetched + StructureModel.BATCH
 
 
 def test_a_sample_deleted_on_disk_closes_or_keeps_the_edits(
@@ -512,19 +494,41 @@ def test_a_sample_deleted_on_disk_closes_or_keeps_the_edits(
     (samples / "chain-refund.json").unlink()
     editor.on_files_changed({str(samples)})
     assert editor.current_sample() is None
-    assert "chain-refund" not in editor.list_model.names
+    assert "chain-refund" not in editor.sample_list.model.names
 
     open_sample(qtbot, editor, "step-escalated")
     mine = editor.editor.toPlainText().replace("tier-2", "tier-3")
     type_text(qtbot, editor, mine)
     (samples / "step-escalated.json").unlink()
     editor.on_files_changed({str(samples)})
-    assert editor.notice.isVisible()
-    assert "deleted outside the studio" in editor.notice_label.text()
-    assert "step-escalated" in editor.list_model.names  # kept while it has unsaved edits
-    editor.keep_button.click()
+    assert editor.view.notice.isVisible()
+    assert "deleted outside the studio" in editor.view.notice.label.text()
+    assert "step-escalated" in editor.sample_list.model.names  # kept while it has unsaved edits
+    editor.view.notice.keep_button.click()
     with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
         editor.save()
     assert (samples / "step-escalated.json").read_text() == mine
     editor.on_files_changed({str(samples)})
-    assert editor.notice.isHidden()
+    assert editor.view.notice.isHidden()
+
+
+def test_the_sample_list_keeps_qts_model_rules(
+    qtbot: QtBot, qtmodeltester: Any, editor: SampleEditor
+):
+    qtmodeltester.check(editor.sample_list.model)
+    # Rows come and go under the tester's eye: a new sample, an unsaved one marked, a rename.
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        name = editor.new_sample("step")
+    assert name is not None
+    type_text(qtbot, editor, editor.editor.toPlainText().replace("persona", "writer"))
+    assert editor.rename_sample(name, "renamed")
+    names = ["chain-refund", "renamed", "step-escalated", "support-ticket"]
+    assert editor.sample_list.model.names == names
+
+
+@pytest.mark.parametrize("name", ["support-ticket", "step-escalated", "chain-refund"])
+def test_the_structure_of_each_bundled_sample_keeps_qts_model_rules(qtmodeltester: Any, name: str):
+    document = json.loads((BUNDLED_WORKSPACE / "samples" / f"{name}.json").read_text())
+    model = StructureModel()
+    model.set_entries(sample_outline(contract_findings(document)[0], document))
+    qtmodeltester.check(model)  # the tester opens every branch, filling it as a view would
