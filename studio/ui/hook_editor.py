@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -169,12 +171,21 @@ class HookEditor(QWidget):
         findings_layout = QVBoxLayout(findings_box)
         findings_layout.addWidget(self.findings_list)
 
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.addWidget(box)
         layout.addWidget(findings_box)
         layout.addWidget(applies_box)
         layout.addLayout(actions)
         layout.addStretch(1)
+        # The window must fit a 768-pixel screen; below its natural height the editor scrolls.
+        scroll = QScrollArea()
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
 
         self.source.textEdited.connect(self._on_source_edited)
         self.function.editTextChanged.connect(self._on_function_edited)

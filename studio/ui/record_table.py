@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from studio.core.records.store import RecordSummary
 from studio.core.turn_error import KIND_TITLES
+from studio.ui.contract_views import contract_label, contract_title
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -37,7 +38,7 @@ HEADERS = ("Time", "Contract", "Hook", "Loop", "Sample", "Outcome", "Duration")
 HEADER_TIPS = (
     "When the run started (local time)",
     "The hook contract the run applied",
-    "The hook source and function (a chain run has none)",
+    "The hook source and function (a run of a chain of hooks has none)",
     "The loop whose provider call was prepared",
     "The sample the hook ran on",
     "ok, not applied, or the kind of turn error",
@@ -47,20 +48,10 @@ HEADER_TIPS = (
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 
-CONTRACT_LABELS = {"pre_llm": "pre-LLM", "step": "step", "chain": "chain"}
-CONTRACT_TITLES = {
-    "pre_llm": "pre-LLM hook",
-    "step": "step preparation",
-    "chain": "model hook chain",
-}
 STATUS_LABELS = {"ok": "ok", "not_applied": "not applied", "turn_error": "turn error"}
 
 _ERROR_COLOR = QColor(214, 48, 49)
 _MUTED_COLOR = QColor(128, 128, 128)
-
-
-def contract_label(contract: str) -> str:
-    return CONTRACT_LABELS.get(contract, contract)
 
 
 def outcome_label(status: str, kind: str | None) -> str:
@@ -113,7 +104,7 @@ def prepare_row(summary: RecordSummary, today: date | None = None) -> RecordRow:
     cells = (
         short_time_label(summary.started_at, today),
         contract_label(summary.contract),
-        hook or ("chain hooks" if summary.contract == "chain" else "—"),
+        hook or "—",
         summary.loop or "—",
         summary.sample or "—",
         outcome,
@@ -132,7 +123,6 @@ def prepare_row(summary: RecordSummary, today: date | None = None) -> RecordRow:
         (
             summary.run_id,
             summary.contract,
-            CONTRACT_TITLES.get(summary.contract, ""),
             *cells[:DURATION],
             time_label(summary.started_at),
             summary.status_label,
@@ -309,13 +299,13 @@ class RecordTableModel(QAbstractTableModel):
         if column == OUTCOME and summary.error_kind:
             lines.append(KIND_TITLES.get(summary.error_kind, summary.error_kind))
         elif column == CONTRACT:
-            lines.append(CONTRACT_TITLES.get(summary.contract, summary.contract))
+            lines.append(contract_title(summary.contract))
         elif column == TIME:
             lines.append(f"{time_label(summary.started_at)}, run {summary.run_id}")
         elif column == HOOK and summary.hook_label:
             lines.append(summary.hook_label)
-        elif column == HOOK and summary.contract == "chain":
-            lines.append("the pre and post model hook chains (see the decision's chain field)")
+        elif column == HOOK:
+            lines.append("No single hook: a chain of hooks ran, or none did")
         elif column == DURATION:
             lines.append(f"{summary.duration_ms:,.3f} ms")
         if not summary.has_payload:

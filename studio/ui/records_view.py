@@ -1,5 +1,6 @@
 """Every stored run of the workspace: a sortable, filterable table, the detail of the selected
-run, two runs compared, export as JSON Lines and clearing payloads.
+run (shown as the results panel shows a run), two runs compared, export as JSON Lines and
+clearing payloads.
 
 The view observes a ``RecordStore`` and owns no data: every read and write of the store is a job
 of the engine bridge, off the GUI thread, and a job for a store no longer shown is cancelled. A
@@ -46,14 +47,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.records.store import RecordStore, StoredRecord
+from studio.core.records.store import RecordStore
+from studio.core.registry import CONTRACTS
+from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge, Job
-from studio.ui.record_compare import RecordCompare
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
 from studio.ui.record_table import (
     CONTRACT,
-    CONTRACT_TITLES,
     DURATION,
     HOOK,
     LOOP,
@@ -67,10 +68,13 @@ from studio.ui.record_table import (
     RowSet,
     outcome_label,
     prepare_row_set,
+    time_label,
 )
+from studio.ui.result_diff_view import DiffCache
+from studio.ui.run_comparison import RunComparison, run_title
 
 EXPORT_NAME = "records.jsonl"
-_COLUMN_WIDTHS = {TIME: 118, CONTRACT: 64, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
+_COLUMN_WIDTHS = {TIME: 118, CONTRACT: 120, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
 _DETAIL_DELAY_MS = 40
 
 
@@ -92,10 +96,10 @@ def _load_rows(store: RecordStore, column: int, order: Qt.SortOrder) -> RowSet:
     return prepare_row_set(store.list(), column, order)
 
 
-def _load_pair(
-    store: RecordStore, a: str, b: str
-) -> tuple[StoredRecord | None, StoredRecord | None]:
-    return store.get(a), store.get(b)
+def _load_runs(store: RecordStore, run_ids: list[str]) -> list[RunOutcome | None]:
+    """The stored runs rebuilt as outcomes (None for one no longer stored)."""
+    runs = [store.get(run_id) for run_id in run_ids]
+    return [None if run is None else run.outcome() for run in runs]
 
 
 def _export(store: RecordStore, run_ids: list[str], path: str) -> int:
@@ -173,8 +177,8 @@ class RecordsView(QWidget):
         self._contract_box.setObjectName("recordsContract")
         self._contract_box.setToolTip("Show the runs of one contract")
         self._contract_box.addItem("All contracts", None)
-        for contract, title in CONTRACT_TITLES.items():
-            self._contract_box.addItem(title, contract)
+        for contract in CONTRACTS.values():
+            self._contract_box.addItem(contract.title, contract.name)
         self._contract_box.currentIndexChanged.connect(self._on_filter_changed)
 
         self._outcome_box = QComboBox()
@@ -281,11 +285,12 @@ class RecordsView(QWidget):
         selection.currentRowChanged.connect(self._on_current_changed)
         self._table = table
 
-        self._detail = RecordDetail()
+        self._detail = RecordDetail(self._bridge)
         self._detail.setObjectName("recordDetail")
-        self._detail.frame_activated.connect(self._on_frame_activated)
-        self._compare = RecordCompare()
+        self._detail.open_source.connect(self.open_source)
+        self._compare = RunComparison(DiffCache(self._bridge))
         self._compare.setObjectName("recordCompare")
+        self._compare.details_requested.connect(self._on_compared_run_requested)
         self._pages = QStackedWidget()
         self._pages.setObjectName("recordPages")
         self._pages.addWidget(self._detail)
@@ -527,7 +532,7 @@ class RecordsView(QWidget):
         self._update_count()
         if self._pages.currentWidget() is self._compare:
             pair = self._compare.run_ids
-            if self._selected_count() != 2 or set(self._selected_ids()) != set(pair or ()):
+            if self._selected_count() != 2 or set(self._selected_ids()) != set(pair):
                 self._pages.setCurrentWidget(self._detail)
 
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -562,22 +567,34 @@ class RecordsView(QWidget):
             self._load_current_detail()
         self._detail.tabs.setFocus(Qt.FocusReason.OtherFocusReason)
 
-    def _on_frame_activated(self, file: str, line: int) -> None:
-        self.open_source.emit(file, line)
-
     # ---- compare -------------------------------------------------------------------------------
     def _on_compare(self) -> None:
         ids = self._selected_ids()
         if self._store is None or len(ids) != 2:
             return
-        self._submit(self._on_pair_loaded, _load_pair, self._store, ids[0], ids[1])
+        self._submit(self._on_pair_loaded, _load_runs, self._store, ids)
 
     def _on_pair_loaded(self, pair: Any, error: BaseException | None) -> None:
         if error is not None or not pair or None in pair:
             self._set_message(f"The runs could not be compared: {error or 'not stored'}", True)
             return
-        self._compare.show_pair(*pair)
+        runs = list(zip(("A", "B"), pair, strict=True))
+        digest = "\n".join(
+            f"{name}: {time_label(run.started_at)} · {run_title(run)}" for name, run in runs
+        )
+        self._compare.show_runs(runs, digest, tally=False)
         self._pages.setCurrentWidget(self._compare)
+
+    def _on_compared_run_requested(self, index: int) -> None:
+        run_ids = self._compare.run_ids
+        if not 0 <= index < len(run_ids):
+            return
+        row = self._proxy_row(run_ids[index])
+        if row is not None:
+            flags = QItemSelectionModel.SelectionFlag
+            selection = self._table.selectionModel()
+            selection.setCurrentIndex(self._proxy.index(row, 0), flags.ClearAndSelect | flags.Rows)
+        self._pages.setCurrentWidget(self._detail)
 
     # ---- export ------------------------------------------------------------------------------
     def _export_ids(self) -> list[str]:

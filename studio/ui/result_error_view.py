@@ -1,13 +1,14 @@
 """A turn error in words: what went wrong, where in the result, which lines of the user's file,
-how the worker ended and what it wrote to stderr."""
+how the worker ended and what it wrote to stderr. The one view of a turn error, for a run just
+made and for a stored one (whose message may have been cleared with its payload)."""
 
 from __future__ import annotations
 
 import html
-import traceback as tb
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.turn_error import TurnError
+from studio.ui.engine_bridge import STUDIO_TRACEBACK
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_style import heading, note, set_accent
 
@@ -30,6 +32,10 @@ REASON_WORDS = {
     "timeout": "timeout: the hook ran past its time limit and was stopped",
     "aborted": "aborted: the run was cancelled before the hook finished",
 }
+CLEARED_MESSAGE = "  (the full message was cleared with the payload)"
+STDERR_TITLE = "Stderr (the last lines the worker wrote)"
+STUDIO_TRACEBACK_TITLE = "The studio's traceback (a bug in the studio, not in your hook)"
+_HIDDEN_DETAILS = ("findings", "count", STUDIO_TRACEBACK)
 
 
 def _mono_text(max_height: int = 160) -> QPlainTextEdit:
@@ -52,7 +58,12 @@ class _ClickList(QListWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.itemClicked.connect(self.row_chosen)
-        self.itemActivated.connect(self.row_chosen)
+        self.itemActivated.connect(self._on_item_activated)
+
+    def _on_item_activated(self, item: QListWidgetItem) -> None:
+        # A double click activates too; its first click already chose the row.
+        if QGuiApplication.mouseButtons() == Qt.MouseButton.NoButton:
+            self.row_chosen.emit(item)
 
     def fit(self, rows: int) -> None:
         height = self.sizeHintForRow(0) if self.count() else 20
@@ -138,6 +149,7 @@ class TurnErrorView(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self.error: TurnError | None = None
+        self._workspace_root: Path | None = None
         self.empty = note("No turn error: the run succeeded.")
         layout.insertWidget(0, self.empty)
         self.clear()
@@ -171,18 +183,23 @@ class TurnErrorView(QWidget):
         for row in range(self._form.rowCount()):
             self._form.setRowVisible(row, visible)
 
-    def show_error(self, error: TurnError, *, contract: str | None = None) -> None:
+    def set_workspace_root(self, root: Path | None) -> None:
+        """Where the frames' files are, for their tooltips."""
+        self._workspace_root = root
+
+    def show_error(self, error: TurnError, *, payload_cleared: bool = False) -> None:
+        """``payload_cleared``: a stored run's error, whose message is its kind's title now."""
         self.error = error
         self.empty.hide()
         self.title.setText(error.title)
         set_accent(self.title, "error")
         self.title.show()
-        self.message.setText(error.message)
+        self.message.setText(error.message + (CLEARED_MESSAGE if payload_cleared else ""))
         self.message.show()
         self._set_form_visible(True)
         self.kind.setText(error.kind)
         self.reason.setText(REASON_WORDS.get(error.reason, error.reason))
-        self.where.setText(_where(error, contract))
+        self.where.setText(_where(error))
         if error.path is not None:
             pointer = error.path or "/"
             self.path.setText(
@@ -199,7 +216,8 @@ class TurnErrorView(QWidget):
             if frame.code:
                 text += f"\n    {frame.code}"
             item = QListWidgetItem(text)
-            item.setToolTip(f"Open {frame.file} at line {frame.line}")
+            where = self._workspace_root / frame.file if self._workspace_root else frame.file
+            item.setToolTip(f"Open {where} at line {frame.line}")
             self.frames.addItem(item)
         has_frames = bool(error.traceback)
         self.frames_title.setVisible(has_frames)
@@ -209,37 +227,23 @@ class TurnErrorView(QWidget):
 
         self._show_findings(error)
 
-        self.stderr_title.setText("Stderr (the last lines the worker wrote)")
-        self.stderr.setPlainText(error.stderr_tail)
-        self.stderr_title.setVisible(bool(error.stderr_tail))
-        self.stderr.setVisible(bool(error.stderr_tail))
+        studio_traceback = error.details.get(STUDIO_TRACEBACK)
+        if isinstance(studio_traceback, str):
+            self.stderr_title.setText(STUDIO_TRACEBACK_TITLE)
+            text = studio_traceback
+        else:
+            self.stderr_title.setText(STDERR_TITLE)
+            text = error.stderr_tail
+        self.stderr.setPlainText(text)
+        self.stderr_title.setVisible(bool(text))
+        self.stderr.setVisible(bool(text))
 
-        rest = {k: v for k, v in error.details.items() if k not in ("findings", "count")}
+        rest = {k: v for k, v in error.details.items() if k not in _HIDDEN_DETAILS}
         self.details.set_value(rest)
         self.details.expand_all()
         self._fit_details()
         self.details_title.setVisible(bool(rest))
         self.details.setVisible(bool(rest))
-
-    def show_exception(self, exc: BaseException) -> None:
-        """The engine itself failed: say so plainly, with the studio's own traceback."""
-        self.error = None
-        self.empty.hide()
-        self.title.setText("The studio could not run the hook")
-        set_accent(self.title, "error")
-        self.title.show()
-        self.message.setText(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-        self.message.show()
-        self._set_form_visible(False)
-        for widget in (self.frames_title, self.frames, self.findings_title, self.findings):
-            widget.hide()
-        self.details_title.hide()
-        self.details.hide()
-        text = "".join(tb.format_exception(exc)).rstrip()
-        self.stderr_title.setText("The studio's traceback (a bug in the studio, not in your hook)")
-        self.stderr.setPlainText(text)
-        self.stderr_title.show()
-        self.stderr.show()
 
     # ---- actions --------------------------------------------------------------------------
     def _on_frame_chosen(self, item: QListWidgetItem) -> None:
@@ -307,7 +311,7 @@ class TurnErrorView(QWidget):
             self.pointer_activated.emit(self.error.path)
 
 
-def _where(error: TurnError, contract: str | None) -> str:
+def _where(error: TurnError) -> str:
     parts: list[str] = []
     hook = error.hook
     if hook is not None:
@@ -322,7 +326,7 @@ def _where(error: TurnError, contract: str | None) -> str:
     rule = error.details.get("rule")
     if isinstance(rule, str):
         parts.append(f"rule {rule}")
-    return " · ".join(parts) or (contract or "—")
+    return " · ".join(parts) or "—"
 
 
 def _exit_text(error: TurnError) -> str:

@@ -1,5 +1,5 @@
-"""What the hook printed, for every run: stdout and stderr, each hook of a chain apart, and a
-mark where the worker's output was cut at the limit."""
+"""What the hook printed, for every run: stdout and stderr, each hook call of a chain apart, and
+a mark where the worker's output was cut at the limit."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
 from studio.core.run_outcome import RunOutcome
-from studio.ui.result_inspection_view import step_name
+from studio.ui.result_decision_view import step_name
 from studio.ui.result_style import heading, set_accent
 
 CUT_MARK = "… [cut: the output went past the limit; the rest was not kept]"
@@ -30,7 +30,9 @@ class _Stream(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.text)
 
-    def show_text(self, text: str, truncated: bool) -> None:
+    def show_text(self, text: str, truncated: bool, empty: str = "") -> None:
+        """``empty``: what to say instead when there is no text."""
+        self.text.setPlaceholderText(empty or f"(nothing on {self.name})")
         size = len(text)
         label = self.name if not text else f"{self.name} · {size:,} characters"
         if truncated:
@@ -53,17 +55,16 @@ class OutputView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(split)
 
-    def clear(self) -> None:
-        self.stdout.show_text("", False)
-        self.stderr.show_text("", False)
+    def clear(self, empty: str = "") -> None:
+        self.stdout.show_text("", False, empty)
+        self.stderr.show_text("", False, empty)
 
-    def show_outcome(self, outcome: RunOutcome) -> None:
-        if outcome.contract == "chain" and outcome.chain:
-            self.stdout.show_text(_by_hook(outcome, "stdout"), outcome.stdout_truncated)
-            self.stderr.show_text(_by_hook(outcome, "stderr"), outcome.stderr_truncated)
-            return
-        self.stdout.show_text(outcome.stdout, outcome.stdout_truncated)
-        self.stderr.show_text(outcome.stderr, outcome.stderr_truncated)
+    def show_outcome(self, outcome: RunOutcome, *, payload_cleared: bool = False) -> None:
+        empty = "(cleared with the payload)" if payload_cleared else ""
+        for stream in (self.stdout, self.stderr):
+            text = _by_hook(outcome, stream.name) if outcome.chain else ""
+            truncated = getattr(outcome, f"{stream.name}_truncated")
+            stream.show_text(text or getattr(outcome, stream.name), truncated, empty)
 
     @property
     def stdout_text(self) -> str:
@@ -75,13 +76,11 @@ class OutputView(QWidget):
 
 
 def _by_hook(outcome: RunOutcome, stream: str) -> str:
-    """Each chain hook's output under its own line; the whole output when it is not split."""
+    """Each hook call's output under its own line; empty when no call kept any."""
     parts: list[str] = []
     for step in outcome.chain:
         text = getattr(step, stream)
         if text:
             head = f"── {step_name(step)} {step.hook} (attempt {step.attempt}) ──"
             parts.append(head + "\n" + text + ("" if text.endswith("\n") else "\n"))
-    if not parts:
-        return getattr(outcome, stream)
     return "".join(parts)

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import TurnError
 from studio.core.workspace.folder import Workspace
-from studio.ui.engine_bridge import STUDIO_TRACEBACK, EngineBridge, Job
+from studio.ui.engine_bridge import STUDIO_TRACEBACK, EngineBridge, Job, RunJob
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def bridge() -> Iterator[EngineBridge]:
     engine.shutdown()
 
 
-def heard(job: Job) -> list[tuple[str, Any]]:
+def heard(job: Job | RunJob) -> list[tuple[str, Any]]:
     """Everything ``job`` says, in order."""
     said: list[tuple[str, Any]] = []
     job.started.connect(lambda: said.append(("started", None)))

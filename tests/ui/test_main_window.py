@@ -104,7 +104,7 @@ def test_run_a_hook_and_read_the_diff(qtbot, window):
     outcome = run_and_wait(qtbot, window)
     assert outcome.status == "ok"
     qtbot.waitUntil(lambda: window.results.diff_ready, timeout=5000)
-    assert window.results.diff_view.summary_label.text() == "system changed, tools −1"
+    assert window.results.run.diff_view.summary_label.text() == "system changed, tools −1"
 
 
 def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_workspace):
@@ -121,7 +121,22 @@ def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_work
         window.cancel_action.trigger()
     outcome = finished.args[0]
     assert outcome.turn_error.kind == "cancelled"
-    assert window.results.error_view.kind.text() == "cancelled"
+    assert window.results.run.error_view.kind.text() == "cancelled"
+
+
+def test_an_engine_failure_reaches_the_window_as_a_turn_error(qtbot, window, monkeypatch):
+    def broken_start(*_args, **_kwargs):
+        raise RuntimeError("the fork server went away")
+
+    window.sample_box.setCurrentText("step-escalated")
+    monkeypatch.setattr(window.bridge.runner, "start", broken_start)
+    outcome = run_and_wait(qtbot, window)
+    assert outcome.status == "turn_error" and outcome.turn_error.kind == "engine_failed"
+    assert (outcome.contract, outcome.sample) == ("step", "step-escalated")
+    assert outcome.turn_error.message == "RuntimeError: the fork server went away"
+    assert window.results.run.error_view.title.text() == "The studio could not run the hook"
+    assert not window.cancel_action.isEnabled()
+    assert window.bridge.running == []
 
 
 def test_follow_a_json_path_from_an_error_to_the_value(qtbot, window, sample_workspace):
@@ -138,7 +153,7 @@ def test_follow_a_json_path_from_an_error_to_the_value(qtbot, window, sample_wor
     assert outcome.turn_error.path == "/options/temperature"
     assert outcome.rejected["options"]["temperature"] == 7
     window.results.jump_requested.emit(outcome.turn_error.path)
-    assert window.results.result_view.current_pointer() == "/options/temperature"
+    assert window.results.run.result_view.current_pointer() == "/options/temperature"
 
 
 def record_rows(window: MainWindow) -> int:

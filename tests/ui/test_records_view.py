@@ -28,8 +28,7 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import Frame, HookRef, turn_error
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.record_compare import RecordCompare
-from studio.ui.record_detail import FRAME_ROLE, RecordDetail
+from studio.ui.record_detail import RecordDetail
 from studio.ui.record_table import (
     DURATION,
     RUN_ID_ROLE,
@@ -39,6 +38,8 @@ from studio.ui.record_table import (
     prepare_rows,
 )
 from studio.ui.records_view import RecordsView
+from studio.ui.run_comparison import RunComparison
+from studio.ui.run_view import TAB_DIFF, TAB_ERROR, TAB_OUTPUT, TAB_RESULT
 
 T0 = 1_780_000_000.0
 REQUEST = {
@@ -217,7 +218,7 @@ def test_rows_are_newest_first_with_every_column(view: RecordsView) -> None:
     assert headers == ["Time", "Contract", "Hook", "Loop", "Sample", "Outcome", "Duration"]
     first = [model.index(0, c).data() for c in range(model.columnCount())]
     assert first[1:] == [
-        "pre-LLM",
+        "pre-LLM hook",
         "lib/failing.py:typo_key",
         "main",
         "support-ticket",
@@ -292,36 +293,28 @@ def test_detail_shows_the_turn_error_and_a_frame_opens_the_source(
     qtbot.keyClick(table, Qt.Key.Key_Return)  # Enter opens the detail
     detail = wait_detail(qtbot, view, "run-b")
 
-    decision = detail.decision
-    fields = [decision.topLevelItem(i).text(0) for i in range(decision.topLevelItemCount())]
+    stored = detail.stored.model
+    fields = [stored.index(i, 0).data() for i in range(stored.rowCount())]
     assert fields[:4] == ["run_id", "started_at", "contract", "status"]
     assert "turn_error" in fields and "inspection" in fields
-    status = decision.topLevelItem(fields.index("status"))
-    assert status.text(1) == "turn_error"
+    assert stored.value["status"] == "turn_error"
+    assert detail.tabs.tabText(detail.stored_tab) == "Stored record"
 
-    assert detail.tabs.isTabEnabled(1)
-    assert detail.tabs.tabText(1) == "Turn error: exception"
-    detail.tabs.setCurrentIndex(1)
-    panel = detail.error_panel
-    texts = {
-        key: panel.findChild(QLabel, f"turnError_{key}").text()
-        for key in ("kind", "reason", "message", "hook", "loop")
-    }
-    assert texts == {
-        "kind": "exception",
-        "reason": "callback",
-        "message": "`typo_key` raised KeyError: 'message' at lib/failing.py:19",
-        "hook": "lib/failing.py:typo_key",
-        "loop": "main",
-    }
-    frames = panel.frames
-    assert [frames.topLevelItem(i).text(0) for i in range(frames.topLevelItemCount())] == [
-        "lib/helpers.py:7",
-        "lib/failing.py:19",
+    assert detail.tabs.currentIndex() == TAB_ERROR  # a failed run opens on its turn error
+    assert detail.tabs.tabText(TAB_ERROR) == "Turn error ●"
+    error_view = detail.run.error_view
+    assert error_view.kind.text() == "exception"
+    assert error_view.reason.text().startswith("callback: ")
+    assert error_view.message.text() == "`typo_key` raised KeyError: 'message' at lib/failing.py:19"
+    assert error_view.where.text().startswith("lib/failing.py:typo_key · loop main")
+    frames = error_view.frames
+    assert [frames.item(i).text().splitlines()[0] for i in range(frames.count())] == [
+        "lib/helpers.py, line 7, in pick",
+        "lib/failing.py, line 19, in typo_key",
     ]
-    assert "Traceback" in panel.stderr.toPlainText()
+    assert "Traceback" in error_view.stderr.toPlainText()
 
-    item = frames.topLevelItem(1)
+    item = frames.item(1)
     frames.scrollToItem(item)
     with qtbot.waitSignal(view.open_source) as blocker:
         qtbot.mouseClick(
@@ -330,20 +323,39 @@ def test_detail_shows_the_turn_error_and_a_frame_opens_the_source(
     assert blocker.args == ["lib/failing.py", 19]
 
     frames.setFocus()
-    frames.setCurrentItem(frames.topLevelItem(0))
+    frames.setCurrentItem(frames.item(0))
     with qtbot.waitSignal(view.open_source) as blocker:
         qtbot.keyClick(frames, Qt.Key.Key_Return)
     assert blocker.args == ["lib/helpers.py", 7]
 
 
-def test_detail_of_a_successful_run_shows_its_payload(qtbot: QtBot, view: RecordsView) -> None:
+def test_detail_of_a_successful_run_shows_it_as_the_results_panel_does(
+    qtbot: QtBot, view: RecordsView
+) -> None:
     select(view, "run-a")
     detail = wait_detail(qtbot, view, "run-a")
-    assert not detail.tabs.isTabEnabled(1)  # no turn error
+    run = detail.run
+    assert run.error_view.error is None  # no turn error
+    assert detail.tabs.tabText(TAB_ERROR) == "Turn error"
+    assert detail.tabs.currentIndex() == TAB_DIFF
     assert detail.payload_state() == "kept"
-    assert json.loads(detail.payload_views["input"].toPlainText()) == OUTCOMES[0].input
-    assert json.loads(detail.payload_views["result"].toPlainText()) == OUTCOMES[0].result
-    assert detail.payload_views["stdout"].toPlainText() == "kept 2 tools\n"
+    assert not detail.findChild(QLabel, "payloadCleared").isVisibleTo(detail)
+    qtbot.waitUntil(lambda: run.diff_ready)
+    assert run.diff_view.summary == "tools −1"
+    assert run.show_value("Input")
+    assert run.result_view.model.value == OUTCOMES[0].input
+    assert run.show_value("Result")
+    assert run.result_view.model.value == OUTCOMES[0].result
+    assert run.output.stdout_text == "kept 2 tools\n"
+    assert run.decision.record_keys() == list(OUTCOMES[0].inspection)
+
+
+def test_a_step_record_shows_its_amendment(qtbot: QtBot, view: RecordsView) -> None:
+    select(view, "run-d")
+    detail = wait_detail(qtbot, view, "run-d")
+    assert detail.run.diff_stack.currentWidget() is detail.run.amendment_diff
+    assert detail.run.amendment_diff.amendment.model.value == OUTCOMES[3].result
+    assert "step preparation" in detail.findChild(QLabel, "recordHeader").text()
 
 
 # --- compare ------------------------------------------------------------------------------------
@@ -356,11 +368,14 @@ def test_compare_two_records_highlights_the_differences(qtbot: QtBot, view: Reco
     select(view, "run-a", "run-c")
     assert button.isEnabled()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    compare = view.findChild(RecordCompare, "recordCompare")
+    compare = view.findChild(RunComparison, "recordCompare")
     pages = view.findChild(QStackedWidget, "recordPages")
     qtbot.waitUntil(lambda: pages.currentWidget() is compare)
 
     assert compare.run_ids == ("run-c", "run-a")  # in the table's order
+    assert [c.status.text() for c in compare.columns] == ["– not applied", "✓ ok"]
+    qtbot.waitUntil(lambda: compare.ready)
+    assert compare.columns[1].summary.text() == "tools −1"
     differing = compare.differing_fields()
     for path in ("run_id", "started_at", "status", "loop", "duration_ms", "inspection.applied"):
         assert path in differing
@@ -374,6 +389,17 @@ def test_compare_two_records_highlights_the_differences(qtbot: QtBot, view: Reco
     assert items["loop"].background(1).color().alpha() > 0  # highlighted
     assert items["sample"].background(1).style() == Qt.BrushStyle.NoBrush
 
+    compare.only_differences.setChecked(True)
+    assert items["sample"].isHidden() and not items["loop"].isHidden()
+
+    compare.columns[1].button.click()  # show this run: its detail
+    assert pages.currentWidget() is detail_of(view)
+    wait_detail(qtbot, view, "run-a")
+    assert table_of(view).currentIndex().data(RUN_ID_ROLE) == "run-a"
+
+    select(view, "run-a", "run-c")
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pages.currentWidget() is compare)
     select(view, "run-a")  # one run selected again: back to its detail
     assert pages.currentWidget() is detail_of(view)
 
@@ -431,13 +457,17 @@ def test_clear_payloads_keeps_the_rows_and_says_cleared(
     qtbot.waitUntil(lambda: detail.payload_state() == "cleared")
     assert store.payload_count() == 3
     assert run_ids(view) == NEWEST_FIRST  # the decision rows stay
-    assert detail.tabs.tabText(2) == "Payload (cleared)"
+    assert detail.tabs.tabText(TAB_OUTPUT) == "Output (cleared)"
+    assert detail.tabs.tabText(TAB_RESULT) == "Result (cleared)"
     assert "payload cleared" in detail.findChild(QLabel, "recordHeader").text()
-    assert detail.findChild(QLabel, "payloadCleared").text().startswith("Payload cleared")
+    cleared = detail.findChild(QLabel, "payloadCleared")
+    assert cleared.isVisibleTo(detail) and cleared.text().startswith("Payload cleared")
+    assert detail.run.result_note.text().startswith("Payload cleared")
     # The turn error is still there, without the content that was cleared.
-    panel = detail.error_panel
-    assert panel.frames.topLevelItemCount() == 2
-    assert "cleared with the payload" in panel.findChild(QLabel, "turnError_message").text()
+    error_view = detail.run.error_view
+    assert error_view.frames.count() == 2
+    assert "cleared with the payload" in error_view.message.text()
+    assert error_view.stderr.toPlainText() == ""
     assert table.currentIndex().data(RUN_ID_ROLE) == "run-b"
 
 
@@ -591,9 +621,16 @@ def test_a_real_failing_run_shows_on_top_with_its_frame(
             assert run_ids(widget) == [outcome.run_id]
             select(widget, outcome.run_id)
             detail = wait_detail(qtbot, widget, outcome.run_id)
-            frames = detail.error_panel.frames
-            assert frames.topLevelItemCount() >= 1
-            file, line = frames.topLevelItem(frames.topLevelItemCount() - 1).data(0, FRAME_ROLE)
+            frames = detail.run.error_view.frames
+            assert frames.count() >= 1
+            last = frames.item(frames.count() - 1)
+            with qtbot.waitSignal(widget.open_source) as opened:
+                qtbot.mouseClick(
+                    frames.viewport(),
+                    Qt.MouseButton.LeftButton,
+                    pos=frames.visualItemRect(last).center(),
+                )
+            file, line = opened.args
             assert file == "lib/failing.py"
             assert (
                 'request["message"]' in (sample_workspace / file).read_text().splitlines()[line - 1]

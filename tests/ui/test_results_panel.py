@@ -15,16 +15,18 @@ from PySide6.QtCore import QPoint, Qt
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
-from studio.ui.engine_bridge import EngineBridge
-from studio.ui.result_inspection_view import EFFECTIVE_TITLE
+from studio.ui.engine_bridge import EngineBridge, engine_failure
+from studio.ui.result_decision_view import EFFECTIVE_TITLE
+from studio.ui.result_error_view import STUDIO_TRACEBACK_TITLE
 from studio.ui.result_output_view import CUT_MARK
-from studio.ui.results_panel import (
+from studio.ui.results_panel import ResultsPanel
+from studio.ui.run_view import (
+    TAB_DECISION,
     TAB_DIFF,
     TAB_ERROR,
-    TAB_INSPECTION,
     TAB_OUTPUT,
     TAB_RESULT,
-    ResultsPanel,
+    TAB_TITLES,
 )
 
 Run = tuple[str, str | None, str | None]  # sample, loop, hook
@@ -91,10 +93,10 @@ class TestSuccessfulPreLlm:
         assert outcome.status == "ok"
         shown(qtbot, panel, outcome)
 
-        assert panel.tabs.currentIndex() == TAB_DIFF
-        summary = panel.diff_view.summary_label.text()
+        assert panel.run.tabs.currentIndex() == TAB_DIFF
+        summary = panel.run.diff_view.summary_label.text()
         assert summary == "tools −1, 1 tool changed, temperature 0.7 → 0.2"
-        rows = panel.diff_view.row_texts()
+        rows = panel.run.diff_view.row_texts()
         changed = [r for r in rows if r[0].startswith("fs_read")]
         assert changed == [
             (
@@ -111,9 +113,9 @@ class TestSuccessfulPreLlm:
         write_hook(sample_workspace, "retool.py", RETOOL)
         (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/retool.py:retool"))
         shown(qtbot, panel, outcome)
-        assert any(r[0].startswith("fs_write") for r in panel.diff_view.row_texts())
-        panel.diff_view.only_changes.click()
-        rows = panel.diff_view.row_texts()
+        assert any(r[0].startswith("fs_write") for r in panel.run.diff_view.row_texts())
+        panel.run.diff_view.only_changes.click()
+        rows = panel.run.diff_view.row_texts()
         assert not any(r[0].startswith("fs_write") for r in rows)
         assert any(r[0].startswith("fs_read") for r in rows)
         assert not any(r[0].startswith("#0 user") for r in rows)
@@ -123,17 +125,20 @@ class TestSuccessfulPreLlm:
         (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/retool.py:retool"))
         assert outcome.status == "ok"
         shown(qtbot, panel, outcome)
-        panel.tabs.setCurrentIndex(TAB_OUTPUT)
-        assert panel.output.stdout_text == "kept 2 tools\n"
-        assert panel.output.stdout.title.text().startswith("stdout")
-        assert panel.output.stderr_text == ""
+        panel.run.tabs.setCurrentIndex(TAB_OUTPUT)
+        assert panel.run.output.stdout_text == "kept 2 tools\n"
+        assert panel.run.output.stdout.title.text().startswith("stdout")
+        assert panel.run.output.stderr_text == ""
 
     def test_the_decision_record_field_by_field(self, qtbot, panel, sample_workspace):
         (outcome,) = run(sample_workspace, ("support-ticket", None, None))
         shown(qtbot, panel, outcome)
-        panel.tabs.setCurrentIndex(TAB_INSPECTION)
-        assert panel.inspection.record_keys() == list(outcome.inspection)
-        model = panel.inspection.record.model
+        tabs = panel.run.tabs
+        assert [tabs.tabText(i) for i in range(tabs.count())] == list(TAB_TITLES)
+        assert TAB_TITLES[TAB_DECISION] == "Decision record"
+        tabs.setCurrentIndex(TAB_DECISION)
+        assert panel.run.decision.record_keys() == list(outcome.inspection)
+        model = panel.run.decision.record.model
         index, _, found = model.locate("/tools/removed/0")
         assert found and model.value_at(index) == "shell"
 
@@ -144,8 +149,8 @@ class TestTurnError:
     ):
         (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/failing.py:typo_key"))
         shown(qtbot, panel, outcome)
-        view = panel.error_view
-        assert panel.tabs.currentIndex() == TAB_ERROR
+        view = panel.run.error_view
+        assert panel.run.tabs.currentIndex() == TAB_ERROR
         assert view.title.text() == "The hook raised an exception"
         assert view.kind.text() == "exception"
         assert view.reason.text().startswith("callback: the hook failed")
@@ -166,14 +171,14 @@ class TestTurnError:
         assert outcome.turn_error is not None
         assert outcome.turn_error.path == "/activeTools/1"
         shown(qtbot, panel, outcome)
-        link = panel.error_view.path
+        link = panel.run.error_view.path
         assert "/activeTools/1" in link.text()
         with qtbot.waitSignal(panel.jump_requested) as jumped:
             qtbot.mouseClick(link, Qt.MouseButton.LeftButton, pos=QPoint(4, link.height() // 2))
         assert jumped.args == ["/activeTools/1"]
-        assert panel.tabs.currentIndex() == TAB_RESULT
-        assert panel.last_jump == ("/activeTools/1", True)
-        tree = panel.result_view
+        assert panel.run.tabs.currentIndex() == TAB_RESULT
+        assert panel.run.last_jump == ("/activeTools/1", True)
+        tree = panel.run.result_view
         assert tree.current_pointer() == "/activeTools/1"
         assert tree.model.value_at(tree.tree.currentIndex()) == "escalateTicket"
 
@@ -183,24 +188,36 @@ class TestTurnError:
             ("support-ticket", None, "lib/failing.py:tool_result_from_assistant"),
         )
         shown(qtbot, panel, outcome)
-        view = panel.error_view
+        view = panel.run.error_view
         assert view.kind.text() == "invalid_result"
         assert view.findings_title.text() == "Findings (2)"
         assert all("/messages/3/content/0" in label.text() for label in view.finding_labels)
-        assert "No diff" in panel.diff_message.text()
+        assert "No diff" in panel.run.diff_message.text()
 
     def test_a_failed_chain_hook_shows_what_it_returned(self, qtbot, panel, sample_workspace):
         (outcome,) = run(sample_workspace, ("chain-refund", None, "lib/failing.py:misspelt_suffix"))
         shown(qtbot, panel, outcome)
         panel.jump_to("/systemPromptSufix")
-        assert panel.last_jump == ("/systemPromptSufix", True)
-        assert "returned (rejected)" in panel.result_title.text()
+        assert panel.run.last_jump == ("/systemPromptSufix", True)
+        assert "returned (rejected)" in panel.run.result_title.text()
 
     def test_an_engine_failure_is_shown_plainly(self, qtbot, panel):
-        panel.show_outcome(RuntimeError("the fork server went away"))
-        assert panel.tabs.currentIndex() == TAB_ERROR
-        assert "could not run the hook" in panel.header.text()
-        assert panel.error_view.message.text() == "RuntimeError: the fork server went away"
+        try:
+            raise RuntimeError("the fork server went away")
+        except RuntimeError as exc:
+            error = engine_failure(exc)
+        outcome = RunOutcome(
+            contract="pre_llm", status="turn_error", sample="support-ticket", turn_error=error
+        )
+        shown(qtbot, panel, outcome)
+        view = panel.run.error_view
+        assert panel.run.tabs.currentIndex() == TAB_ERROR
+        assert panel.header.text().startswith("✗ turn error (engine_failed)")
+        assert view.title.text() == "The studio could not run the hook"
+        assert view.message.text() == "RuntimeError: the fork server went away"
+        assert view.stderr_title.text() == STUDIO_TRACEBACK_TITLE
+        assert "test_an_engine_failure_is_shown_plainly" in view.stderr.toPlainText()
+        assert not view.details.isVisibleTo(view)  # the traceback is not repeated as a detail
 
 
 class TestStepAndChain:
@@ -210,15 +227,16 @@ class TestStepAndChain:
         (outcome,) = run(sample_workspace, ("step-escalated", None, None))
         assert outcome.status == "ok"
         shown(qtbot, panel, outcome)
-        assert panel.tabs.currentIndex() == TAB_DIFF
-        assert panel.diff_stack.currentWidget() is panel.step_diff
-        assert "model → review-model" in panel.step_diff.summary.text()
-        assert panel.step_diff.amendment.model.value == outcome.result
-        assert panel.step_diff.effective.model.value == outcome.effective
+        assert panel.run.tabs.currentIndex() == TAB_DIFF
+        assert panel.run.diff_stack.currentWidget() is panel.run.amendment_diff
+        assert "model → review-model" in panel.run.amendment_diff.summary.text()
+        assert panel.run.amendment_diff.amendment.model.value == outcome.result
+        assert panel.run.amendment_diff.effective.model.value == outcome.effective
 
-        panel.tabs.setCurrentIndex(TAB_INSPECTION)
-        inspection = panel.inspection
-        assert inspection.record_keys() == [
+        panel.run.tabs.setCurrentIndex(TAB_DECISION)
+        decision = panel.run.decision
+        assert panel.run.tabs.tabText(TAB_DECISION) == "Decision record"
+        assert decision.record_keys() == [
             "operation",
             "stepIndex",
             "reason",
@@ -226,10 +244,10 @@ class TestStepAndChain:
             "resources",
             "sealedRequestId",
         ]
-        assert inspection.step_record.model.value == outcome.inspection
-        assert inspection.effective_box.title() == EFFECTIVE_TITLE
-        assert inspection.effective_box.isVisible()
-        assert inspection.effective.model.value == outcome.effective
+        assert decision.step_record.model.value == outcome.inspection
+        assert decision.effective_box.title() == EFFECTIVE_TITLE
+        assert decision.effective_box.isVisible()
+        assert decision.effective.model.value == outcome.effective
         assert "review-checklist" in outcome.effective["addedContributors"]
 
     def test_a_chain_run_shows_the_timeline_and_the_hook_that_stopped_it(
@@ -238,9 +256,9 @@ class TestStepAndChain:
         (outcome,) = run(sample_workspace, ("chain-refund", None, None))
         assert outcome.status == "ok"
         shown(qtbot, panel, outcome)
-        assert panel.diff_view.summary == "system prompt changed, 1 message added"
-        panel.tabs.setCurrentIndex(TAB_INSPECTION)
-        timeline = panel.inspection.timeline
+        assert panel.run.diff_view.summary == "system prompt changed, 1 message added"
+        panel.run.tabs.setCurrentIndex(TAB_DECISION)
+        timeline = panel.run.decision.timeline
         table = timeline.table
         assert table.topLevelItemCount() == len(outcome.chain)
         rows = [
@@ -291,7 +309,7 @@ class TestRunningAndComparison:
         panel.show_comparison(list(zip(loops, results, strict=True)))
         qtbot.waitUntil(lambda: panel.comparison.ready)
         columns = panel.comparison.columns
-        assert [c.loop for c in columns] == loops
+        assert [c.label for c in columns] == loops
         assert all(c.isVisible() for c in columns)
         xs = [c.geometry().x() for c in columns]
         assert xs == sorted(xs) and len(set(xs)) == 3
@@ -300,7 +318,7 @@ class TestRunningAndComparison:
         assert columns[2].error.text().startswith("exception\n")
 
         columns[2].button.click()
-        assert panel.tabs.currentIndex() == TAB_ERROR
+        assert panel.run.tabs.currentIndex() == TAB_ERROR
         assert panel.back.isVisible()
         panel.back.click()
         assert panel.pages.currentWidget() is panel.comparison
@@ -342,21 +360,21 @@ def test_a_large_request_is_shown_without_building_it_all(qtbot, panel):
     panel.show_outcome(outcome)
     shown_in = time.perf_counter() - started
     qtbot.waitUntil(lambda: panel.diff_ready, timeout=10_000)
-    assert panel.diff_view.summary_label.text() == "2 messages removed, tools −10"
+    assert panel.run.diff_view.summary_label.text() == "2 messages removed, tools −10"
     assert shown_in < 1.0
-    model = panel.result_view.model
+    model = panel.run.result_view.model
     messages, _, found = model.locate("/messages")
     assert found
     # 3000 messages show as three ranges of CHUNK, each laid out only when opened
     assert model.rowCount(messages) == 3
     assert model.data(model.index(2, 0, messages)) == "[2000 … 2997]"
     panel.jump_to("/messages/2500/content")
-    assert panel.last_jump == ("/messages/2500/content", True)
-    assert panel.result_view.current_pointer() == "/messages/2500/content"
+    assert panel.run.last_jump == ("/messages/2500/content", True)
+    assert panel.run.result_view.current_pointer() == "/messages/2500/content"
     assert model.rowCount(model.index(0, 0, messages)) == 0  # the first range was never opened
     panel.jump_to("/messages/99999")
-    assert panel.last_jump == ("/messages/99999", False)
-    assert "There is no value at /messages/99999" in panel.result_note.text()
+    assert panel.run.last_jump == ("/messages/99999", False)
+    assert "There is no value at /messages/99999" in panel.run.result_note.text()
 
 
 def test_output_cut_at_the_limit_is_marked(panel):
@@ -372,9 +390,10 @@ def test_output_cut_at_the_limit_is_marked(panel):
         stderr="careful\n",
     )
     panel.show_outcome(outcome)
-    assert panel.output.stdout.title.text() == "stdout · 100 characters · cut at the output limit"
-    assert panel.output.stdout_text.endswith(CUT_MARK)
-    assert panel.output.stderr_text == "careful\n"
+    title = panel.run.output.stdout.title.text()
+    assert title == "stdout · 100 characters · cut at the output limit"
+    assert panel.run.output.stdout_text.endswith(CUT_MARK)
+    assert panel.run.output.stderr_text == "careful\n"
 
 
 def test_a_loop_the_hook_does_not_target_is_not_applied(qtbot, panel, sample_workspace):
@@ -382,5 +401,5 @@ def test_a_loop_the_hook_does_not_target_is_not_applied(qtbot, panel, sample_wor
     assert outcome.status == "not_applied"
     shown(qtbot, panel, outcome)
     assert panel.header.text().startswith("– not applied · loop reviewer · sample support-ticket")
-    assert "does not target loop 'reviewer'" in panel.diff_message.text()
-    assert panel.result_title.text() == "The request, unchanged (the hook did not run)"
+    assert "does not target loop 'reviewer'" in panel.run.diff_message.text()
+    assert panel.run.result_title.text() == "The request, unchanged (the hook did not run)"

@@ -1,5 +1,6 @@
-"""The decision record, field by field; for step preparation the exact crux §6 record and, apart
-from it, the studio's effective change; for chains the timeline of the hooks."""
+"""The decision record: the content-free record of what the hook decided, field by field. A
+contract whose result is an amendment shows its record exactly as recorded and, apart from it,
+the studio's effective change; a chain of hooks shows its timeline beside its record."""
 
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import ChainStep, RunOutcome
+from studio.ui.contract_views import AMENDMENT, TIMELINE, result_view
 from studio.ui.result_json_tree import JsonTreeView, preview
 from studio.ui.result_style import heading, note, tint
 
+RECORD_TITLE = "Decision record (content-free)"
 EFFECTIVE_TITLE = "Effective change (the studio's view, not part of the record)"
-STEP_RECORD_TITLE = "Decision record (crux §6), exactly as recorded"
+STEP_RECORD_TITLE = "Decision record, exactly as recorded"
 
 STOP_WORDS = {
     "shortCircuit": "answered the turn itself (shortCircuit): no model call was made",
@@ -78,7 +81,7 @@ class ChainTimeline(QWidget):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(self.detail_label)
         lower_layout.addWidget(self.detail)
-        record_box = QGroupBox("Chain decision record (content-free)")
+        record_box = QGroupBox(RECORD_TITLE)
         record_layout = QVBoxLayout(record_box)
         record_layout.addWidget(self.record)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -173,17 +176,17 @@ class ChainTimeline(QWidget):
         self.detail.expand_all()
 
 
-class InspectionView(QWidget):
-    """The record of what the hook decided."""
+class DecisionRecordView(QWidget):
+    """The decision record of a run, as its contract's result view shows it."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stack = QStackedWidget()
-        # page 0: one record (pre-LLM)
+        # page 0: the record alone
         self.record_title = heading()
         self.record_note = note()
         self.record = JsonTreeView(detail=False)
-        self.record.setObjectName("inspectionRecord")
+        self.record.setObjectName("decisionRecord")
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -191,7 +194,7 @@ class InspectionView(QWidget):
         lay.addWidget(self.record_note)
         lay.addWidget(self.record, 1)
         self.stack.addWidget(page)
-        # page 1: step preparation, record and effective change apart
+        # page 1: an amendment's record and its effective change apart
         self.step_record_box = QGroupBox(STEP_RECORD_TITLE)
         self.step_record_box.setObjectName("stepRecordBox")
         self.step_record = JsonTreeView(detail=False)
@@ -230,23 +233,24 @@ class InspectionView(QWidget):
         self.stack.setCurrentWidget(self.empty)
 
     def show_outcome(self, outcome: RunOutcome) -> None:
-        if outcome.contract == "chain":
+        view = result_view(outcome)
+        if view == TIMELINE:
             self.timeline.show_outcome(outcome)
             self.stack.setCurrentWidget(self.timeline)
             return
-        if outcome.contract == "step":
-            self._show_step(outcome)
+        if view == AMENDMENT:
+            self._show_amendment(outcome)
             return
         if not outcome.inspection:
             self.clear("No decision record: the run ended before the hook was called.")
             return
-        self.record_title.setText("Decision record (content-free)")
-        self.record_note.setText(_pre_llm_note(outcome))
+        self.record_title.setText(RECORD_TITLE)
+        self.record_note.setText(_record_note(outcome))
         self.record.set_value(outcome.inspection)
         self.record.expand_all()
         self.stack.setCurrentIndex(0)
 
-    def _show_step(self, outcome: RunOutcome) -> None:
+    def _show_amendment(self, outcome: RunOutcome) -> None:
         self.stack.setCurrentIndex(1)
         if outcome.inspection:
             self.step_record.set_value(outcome.inspection)
@@ -274,17 +278,17 @@ class InspectionView(QWidget):
         return list(value) if isinstance(value, dict) else []
 
 
-def _pre_llm_note(outcome: RunOutcome) -> str:
+def _record_note(outcome: RunOutcome) -> str:
     record = outcome.inspection
     if outcome.status == "not_applied" or record.get("applied") is False:
         return f"The hook does not target loop {outcome.loop!r}, so the request went on unchanged."
-    if record.get("sealedRequestId") is None:
+    if "sealedRequestId" in record and record["sealedRequestId"] is None:
         return "Nothing was sealed: the hook failed, so no request was sent."
     return "Counts, names and hashes only: the record never holds what the request says."
 
 
-def step_summary(outcome: RunOutcome) -> str:
-    """The effective change of a step run in one line."""
+def amendment_summary(outcome: RunOutcome) -> str:
+    """The effective change of an amendment in one line."""
     eff = outcome.effective or {}
     parts: list[str] = []
     added = eff.get("addedContributors") or []
