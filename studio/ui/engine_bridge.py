@@ -167,8 +167,6 @@ class RunJob(_Delivery):
 
 
 class EngineBridge(QObject):
-    work_finished = Signal(object, object, object)
-
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._loop = asyncio.new_event_loop()
@@ -297,13 +295,6 @@ class EngineBridge(QObject):
         job._future = self._schedule(go())
         job._future.add_done_callback(done)
         return job
-
-    def call(self, tag: object, function: Callable[..., Any], *args: Any) -> None:
-        """The sample editor's way in: ``work_finished(tag, result, error)`` to every listener,
-        which keeps the answers whose tag is its own."""
-        job = self.submit(function, *args)
-        job.finished.connect(lambda value: self.work_finished.emit(tag, value, None))
-        job.failed.connect(lambda error: self.work_finished.emit(tag, None, error))
 
     # ---- shutdown -----------------------------------------------------------------------------
     def shutdown(self, timeout_s: float = 5.0) -> None:
