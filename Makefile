@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WORKSPACE ?= resources/sample-workspace
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test test-deep lint bench clean
 
 setup: $(STAMP)
 
@@ -20,8 +20,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: setup
 	$(BIN)/hook-studio $(WORKSPACE)
 
+# One test process per core (pytest-xdist); TEST_WORKERS=0 runs every test in one process.
+TEST_WORKERS ?= auto
+PYTEST = QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
+
 test: setup
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	$(PYTEST)
+
+# Ten times the Hypothesis examples and no deadline (tests/support/hypothesis_profiles.py).
+test-deep: setup
+	HYPOTHESIS_PROFILE=deep $(PYTEST)
 
 lint: setup
 	$(BIN)/ruff check .

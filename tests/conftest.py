@@ -1,5 +1,5 @@
 """Fixtures every tier uses: no test may leave a process running, and a writable copy of the
-bundled workspace."""
+bundled workspace. The Hypothesis profile is loaded here, before any test module is imported."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.hypothesis_profiles import load_profile
 from tests.support.processes import live_descendants
 from tests.support.workspaces import copy_bundled_workspace
+
+HYPOTHESIS_PROFILE = load_profile()
+
+
+def pytest_report_header() -> str:
+    return f"hypothesis profile: {HYPOTHESIS_PROFILE}"
 
 
 @pytest.fixture(autouse=True)

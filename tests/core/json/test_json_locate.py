@@ -20,6 +20,7 @@ from studio.core.json.locate import (
     parse_json_in_pieces,
     parse_pointer,
 )
+from tests.support.hypothesis_profiles import examples
 from tests.support.json_strategies import json_values
 
 TEXT = """{
@@ -193,7 +194,7 @@ def _at(value: Any, path: tuple[Any, ...]) -> Any:
     return value
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(json_values, st.sampled_from([None, 0, 2, "\t"]), st.data())
 def test_every_path_of_any_value_locates_that_value(value: Any, indent: Any, data: Any):
     text = json.dumps(value, indent=indent, ensure_ascii=data.draw(st.booleans()))
@@ -207,7 +208,7 @@ def test_every_path_of_any_value_locates_that_value(value: Any, indent: Any, dat
     assert locate(text, pointer(one)) == locate(text, one)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values, st.sampled_from([None, 0, 2]), st.integers(min_value=0, max_value=4))
 def test_parsing_in_pieces_gives_the_same_value(value: Any, indent: Any, depth: int):
     text = json.dumps(value, indent=indent)

@@ -26,6 +26,7 @@ from studio.core.pre_llm.request_check import (
     RULE_TOOLS,
 )
 from studio.core.pre_llm.request_messages import BLOCK_TYPES
+from tests.support.hypothesis_profiles import examples
 from tests.support.json_strategies import json_scalars, json_values
 
 NAN = float("nan")
@@ -1328,7 +1329,7 @@ def _check_against_runtime(request: Any) -> None:
 
 class TestProperties:
     @given(json_values)
-    @settings(max_examples=300)
+    @settings(max_examples=examples(300))
     def test_never_raises_on_json(self, value):
         found = validate_request(value)
         assert isinstance(found, list)
@@ -1336,27 +1337,27 @@ class TestProperties:
         _check_against_runtime(value)
 
     @given(python_values)
-    @settings(max_examples=300)
+    @settings(max_examples=examples(300))
     def test_never_raises_on_python_values(self, value):
         found = validate_request(value)
         assert all(type(p) in (str, int) for f in found for p in f.path)
         assert presented_not_enabled(value, value) is not None
 
     @given(valid_requests())
-    @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
     def test_valid_requests_have_no_findings(self, request):
         assert validate_request(request) == []
         assert validate_request(json.loads(json.dumps(request))) == []
 
     @given(valid_requests(), st.data())
-    @settings(max_examples=250, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(250), suppress_health_check=[HealthCheck.too_slow])
     def test_the_first_error_is_the_runtimes(self, request, data):
         for _ in range(data.draw(st.integers(1, 3))):
             request = _mutate(request, data)
         _check_against_runtime(request)
 
     @given(valid_requests(), st.data())
-    @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
     def test_no_findings_means_json_can_hold_it(self, request, data):
         request = _mutate(request, data)
         if not errors(request):

@@ -25,6 +25,7 @@ from studio.core.pre_llm.diff import (
     short_json,
     summary,
 )
+from tests.support.hypothesis_profiles import examples
 
 
 def text(role: str, words: str) -> dict[str, Any]:
@@ -757,7 +758,7 @@ def test_diff_lines_rows():
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.text(alphabet="ab \n.é", max_size=40),
     st.text(alphabet="ab \n.é", max_size=40),
@@ -815,7 +816,7 @@ def edited(draw: st.DrawFn) -> tuple[list[Any], list[Any]]:
     return original, transformed
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(edited())
 def test_every_message_appears_once_on_its_side(pair: tuple[list[Any], list[Any]]):
     original, transformed = pair
@@ -853,7 +854,7 @@ def _lcs_length(a: list[int], b: list[int]) -> int:
     return best[0][0]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.lists(st.integers(0, 3), max_size=20),
     st.lists(st.integers(0, 3), max_size=20),

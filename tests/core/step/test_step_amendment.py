@@ -22,6 +22,7 @@ from studio.core.step.amendment import (
     snapshot,
     validate_amendment,
 )
+from tests.support.hypothesis_profiles import examples
 from tests.support.step_samples import baseline, json_values
 
 BASE = baseline()
@@ -531,7 +532,7 @@ def test_no_error_for_an_accepted_amendment():
 # --- never raises --------------------------------------------------------------------------------
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(json_values)
 def test_validation_never_raises_and_the_first_finding_fails_the_call(value):
     found = validate_amendment(BASE, value)
@@ -545,7 +546,7 @@ def test_validation_never_raises_and_the_first_finding_fails_the_call(value):
         }
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.dictionaries(
         st.sampled_from(["use", "tools", "activeTools", "model", "inputBudget"]), json_values
@@ -555,7 +556,7 @@ def test_amendment_shaped_values_never_raise(value):
     validate_amendment(BASE, value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values)
 def test_snapshot_never_raises_and_is_idempotent(value):
     once = snapshot(value)

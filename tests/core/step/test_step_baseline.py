@@ -15,6 +15,7 @@ from studio.core.step.baseline import (
     json_problem,
     parse_baseline,
 )
+from tests.support.hypothesis_profiles import examples
 from tests.support.json_strategies import json_values, python_values
 from tests.support.step_samples import BASELINE_JSON, baseline, baseline_json
 
@@ -174,13 +175,13 @@ def test_baseline_json_changes_apply():
     assert baseline_json(model="big")["model"] == "big"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values)
 def test_parse_baseline_never_raises_on_json(value):
     parse_baseline(value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(python_values)
 def test_parse_baseline_never_raises_on_python_values(value):
     parse_baseline({**MINIMAL, "contributors": [value], "model": value})

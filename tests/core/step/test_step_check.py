@@ -18,6 +18,7 @@ from studio.core.step.check import (
     parse_document,
 )
 from studio.core.step.effective import effective_step
+from tests.support.hypothesis_profiles import examples
 from tests.support.json_strategies import json_values, python_values
 from tests.support.step_samples import baseline, baseline_json
 from tests.support.step_samples import json_values as amendment_values
@@ -178,7 +179,7 @@ def _check_result(result):
     json.dumps(result)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(json_values | amendment_values)
 def test_check_amendment_never_raises_on_any_json_amendment(amendment):
     result = check_amendment(document(amendment), sealed_request_id=REQUEST_ID)
@@ -188,13 +189,13 @@ def test_check_amendment_never_raises_on_any_json_amendment(amendment):
     assert (effective_step(base, amendment) is None) is (not result["valid"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(python_values)
 def test_check_amendment_never_raises_on_python_values(amendment):
     _check_result(check_amendment(document(amendment), sealed_request_id=REQUEST_ID))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.dictionaries(st.sampled_from(["baseline", "amendment", "step", "resources"]), json_values)
 )

@@ -21,6 +21,7 @@ from studio.core.step.decision import (
 )
 from studio.core.step.sample import StepSample, parse_step_sample
 from studio.core.turn_error import HookRef
+from tests.support.hypothesis_profiles import examples
 from tests.support.step_samples import baseline_json, json_values
 
 REQUEST_ID = "request_" + "cd" * 16
@@ -211,7 +212,7 @@ def test_a_selector_that_selects_nothing_is_a_warning_only():
     assert decision.inspection.to_json()["amendment"]["removedContributors"] == 1
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(returned=json_values)
 def test_any_returned_value_gets_a_record_or_a_turn_error(returned):
     decision = decide(returned)

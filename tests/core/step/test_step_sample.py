@@ -15,6 +15,7 @@ from studio.core.step.sample import StepSample, parse_step_sample, step_context,
 from studio.core.step.sample_findings import SAMPLE_RULE
 from studio.core.step.sample_messages import tool_history
 from studio.core.step.sample_stats import derived_stats
+from tests.support.hypothesis_profiles import examples
 from tests.support.step_samples import baseline_json, json_values
 
 CONTEXT_KEYS = ["operation", "input", "index", "reason", "messages", "toolHistory", "stats"]
@@ -254,7 +255,7 @@ def test_reason_and_index_must_agree():
     assert parsed(sample_json(index=3, reason="validation-retry")).index == 3
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(step=json_values, resources=json_values, deadline=json_values)
 def test_parsing_never_raises(step, resources, deadline):
     value = {"contract": "step", "baseline": baseline_json(), "step": step}
@@ -265,7 +266,7 @@ def test_parsing_never_raises(step, resources, deadline):
         assert result and all(isinstance(f, Finding) and f.path for f in result)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(messages=st.lists(json_values, max_size=5))
 def test_messages_of_any_shape_get_an_answer(messages):
     result = parse_step_sample(sample_json(index=1, reason="tool-result", messages=messages))

@@ -23,6 +23,7 @@ from studio.core.workspace.agent_document import (
     FileStamp,
 )
 from studio.core.workspace.folder import Workspace
+from tests.support.hypothesis_profiles import examples
 from tests.support.json_strategies import json_values
 from tests.support.paths import BUNDLED_WORKSPACE as SAMPLE_WORKSPACE
 
@@ -552,7 +553,7 @@ documents = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     document=documents,
     old=st.none() | hook_configs,
@@ -590,7 +591,7 @@ def test_edits_match_json_dumps_in_every_style(
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     document=documents,
     old=hook_configs,
