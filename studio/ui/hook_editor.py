@@ -307,7 +307,7 @@ class HookEditor(QWidget):
             self._showing = False
 
         self.findings = validate_draft(draft, unrunnable_problem)
-        problems = {}
+        problems: dict[int, str] = {}
         for finding in self.findings:
             if len(finding.path) == 2 and finding.path[0] == "targets":
                 problems.setdefault(int(finding.path[1]), finding.message)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import (
     QItemSelection,
     QItemSelectionModel,
+    QItemSelectionRange,
     QModelIndex,
     QPoint,
     Qt,
@@ -504,14 +505,18 @@ class RecordsView(QWidget):
             self._table.selectRow(0)
 
     # ---- selection and detail ------------------------------------------------------------------
+    def _selection(self) -> Iterable[QItemSelectionRange]:
+        # QItemSelection iterates over its ranges; the binding's stubs do not say so.
+        return cast(Iterable[QItemSelectionRange], self._table.selectionModel().selection())
+
     def _selected_count(self) -> int:
-        return sum(r.height() for r in self._table.selectionModel().selection())
+        return sum(r.height() for r in self._selection())
 
     def _selected_ids(self) -> list[str]:
         """The selected runs, in the table's order (from the selection's ranges: with every one
         of 10,000 rows selected, ``selectedRows`` alone takes a tenth of a second)."""
         rows: set[int] = set()
-        for selected in self._table.selectionModel().selection():
+        for selected in self._selection():
             rows.update(range(selected.top(), selected.bottom() + 1))
         if not rows:
             return []

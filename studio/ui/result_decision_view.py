@@ -153,8 +153,9 @@ class ChainTimeline(QWidget):
         self.detail.set_value({})
         self.detail_label.setText("Select a hook to see what it returned and printed")
         rows = self.stopping_rows()
-        if rows:
-            self.table.setCurrentItem(self.table.topLevelItem(rows[-1]))
+        last = self.table.topLevelItem(rows[-1]) if rows else None
+        if last is not None:
+            self.table.setCurrentItem(last)
 
     def stopping_rows(self) -> list[int]:
         return [i for i, s in enumerate(self.steps) if s.stopped]

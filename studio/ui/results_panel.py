@@ -88,11 +88,6 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.pages, 1)
 
     @property
-    def outcome(self) -> RunOutcome | None:
-        """The run on show in the tabs (None while the comparison is)."""
-        return self.run.outcome if self.pages.currentWidget() is self.run else None
-
-    @property
     def diff_ready(self) -> bool:
         return self.run.diff_ready
 

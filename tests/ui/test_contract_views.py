@@ -136,14 +136,15 @@ def test_the_records_list_and_show_a_contract_added_later(
         try:
             view.set_store(store)
             table = view.findChild(QTableView, "recordsTable")
+            box = view.findChild(QComboBox, "recordsContract")
+            detail = view.findChild(RecordDetail, "recordDetail")
+            assert table is not None and box is not None and detail is not None
             qtbot.waitUntil(lambda: table.model().rowCount() == 1)
             assert table.model().index(0, CONTRACT).data() == "relay hook"
-            box = view.findChild(QComboBox, "recordsContract")
             titles = [box.itemText(i) for i in range(box.count())]
             assert titles == ["All contracts", *(c.title for c in CONTRACTS.values())]
             assert "Relay hook" in titles and "Ledger hook" in titles
             table.selectRow(0)
-            detail = view.findChild(RecordDetail, "recordDetail")
             qtbot.waitUntil(lambda: detail.run_id == "relayed")
             qtbot.waitUntil(lambda: detail.run.diff_ready)
             assert detail.run.diff_view.summary == "tools −1"

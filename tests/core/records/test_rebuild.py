@@ -3,7 +3,7 @@ every contract; once its payload is cleared, it rebuilds everything but what the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -157,7 +157,9 @@ def store(tmp_path: Path) -> Iterator[RecordStore]:
 
 
 @pytest.mark.parametrize("make", RUNS.values(), ids=RUNS.keys())
-def test_a_stored_run_rebuilds_the_outcome_that_was_stored(store: RecordStore, make) -> None:
+def test_a_stored_run_rebuilds_the_outcome_that_was_stored(
+    store: RecordStore, make: Callable[[], RunOutcome]
+) -> None:
     run = make()
     store.add(run)
     stored = store.get(run.run_id)
@@ -166,7 +168,9 @@ def test_a_stored_run_rebuilds_the_outcome_that_was_stored(store: RecordStore, m
 
 
 @pytest.mark.parametrize("make", RUNS.values(), ids=RUNS.keys())
-def test_a_cleared_run_rebuilds_all_but_what_it_carried(store: RecordStore, make) -> None:
+def test_a_cleared_run_rebuilds_all_but_what_it_carried(
+    store: RecordStore, make: Callable[[], RunOutcome]
+) -> None:
     run = make()
     store.add(run)
     store.clear_payloads([run.run_id])
