@@ -271,7 +271,7 @@ class RunView(QWidget):
                 "so the request goes on exactly as it is."
             )
         if self.payload_cleared:
-            return CLEARED_TEXT + "\nSee the Decision record tab."
+            return "No diff: the payload of this run was cleared.\nSee the Decision record tab."
         return None
 
     @property
