@@ -18,7 +18,7 @@ import argparse
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from studio.core.findings import Finding, errors
 from studio.core.json.outline import Entry, json_entries
@@ -55,6 +55,16 @@ class HookCall:
     """Ask the worker for the SHA-256 of the value's sorted-key JSON, where the value already is."""
 
 
+class OutputFields(TypedDict):
+    """The :class:`RunOutcome` fields of one worker: what it printed and which hook it ran."""
+
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    hook: HookRef
+
+
 @dataclass
 class HookReply:
     """What came back from one hook call: the returned JSON value (None when the hook returned
@@ -70,7 +80,7 @@ class HookReply:
     duration_ms: float = 0.0
     value_sha256: str | None = None
 
-    def output_fields(self, hook: HookRef) -> dict[str, Any]:
+    def output_fields(self, hook: HookRef) -> OutputFields:
         """The RunOutcome fields that say what the worker printed and which hook it ran."""
         return {
             "stdout": self.stdout,

@@ -7,7 +7,7 @@ pairing, a source path that leaves the workspace). The schemas serve editors and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from studio.core.registry import CONTRACTS
 from studio.core.workspace import schemas as workspace
@@ -25,10 +25,17 @@ _ORDER = (
 )
 
 
+class _Publisher(Protocol):
+    """A contract, or a package module, that publishes schemas."""
+
+    def schemas(self) -> dict[str, dict[str, Any]]: ...
+
+
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every schema by name, each a standalone document (a fresh copy, free to change)."""
     merged: dict[str, dict[str, Any]] = {}
-    for owner in (*CONTRACTS.values(), workspace):
+    owners: tuple[_Publisher, ...] = (*CONTRACTS.values(), workspace)
+    for owner in owners:
         for name, schema in owner.schemas().items():
             if name in merged:
                 raise ValueError(f"two packages publish a schema named {name!r}")

@@ -18,7 +18,7 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from studio.engine import process_control, worker_runtime
 from studio.engine.worker_protocol import MAX_DATAGRAM, WorkerSpec, decode_message, encode_message
@@ -93,7 +93,7 @@ class ForkServer:
         self.selector.register(wake_r, selectors.EVENT_READ, self._on_signal)
         self.spares: list[_Spare] = []
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
             self.control.send(encode_message(message))
 
@@ -135,7 +135,7 @@ class ForkServer:
             return False
         return True
 
-    def _spawn(self, message: dict, fds: list[int]) -> None:
+    def _spawn(self, message: dict[str, Any], fds: list[int]) -> None:
         invocation = message["id"]
         try:
             spec = WorkerSpec.from_json(message["spec"])
@@ -178,7 +178,7 @@ class ForkServer:
                 theirs.close()
             self.spares.append(_Spare(pid, ours))
 
-    def _hand_to_spare(self, spec: dict, fds: list[int]) -> int | None:
+    def _hand_to_spare(self, spec: dict[str, Any], fds: list[int]) -> int | None:
         while self.spares:
             spare = self.spares.pop()
             try:
@@ -215,7 +215,7 @@ class ForkServer:
             if invocation is None:
                 continue
             self._end_orphans()
-            exit_info: dict = {"event": "exited", "id": invocation, "pid": pid}
+            exit_info: dict[str, Any] = {"event": "exited", "id": invocation, "pid": pid}
             if os.WIFSIGNALED(status):
                 exit_info["signal"] = signal.Signals(os.WTERMSIG(status)).name
             else:

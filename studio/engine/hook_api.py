@@ -198,6 +198,8 @@ class StepContext:
     """The read-only step context: ``ctx.name`` and ``ctx["name"]`` give the same value."""
 
     __slots__ = ("_data", "_resources")
+    _data: dict[str, Any]
+    _resources: Resources
 
     def __init__(self, context: Mapping[str, Any], resources: Resources | None = None) -> None:
         object.__setattr__(self, "_data", dict(context))
@@ -249,7 +251,8 @@ class StepContext:
 
     def to_dict(self) -> dict[str, Any]:
         """A copy of the JSON part of the context (everything but ``resources``)."""
-        return json.loads(json.dumps(self._data))
+        copied: dict[str, Any] = json.loads(json.dumps(self._data))
+        return copied
 
     def __repr__(self) -> str:
         shown = {k: self._data[k] for k in ("operation", "index", "reason") if k in self._data}

@@ -445,7 +445,9 @@ class WorkerHost:
             return await pending.exited
         gone, close = watch
         try:
-            await asyncio.wait({gone, pending.exited}, return_when=asyncio.FIRST_COMPLETED)
+            # Futures of different results; wait() only says which is done.
+            either: set[asyncio.Future[Any]] = {gone, pending.exited}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             close()
         if pending.exited.done():

@@ -69,7 +69,10 @@ def encode_message(message: dict[str, Any]) -> bytes:
 
 
 def decode_message(data: bytes) -> dict[str, Any]:
-    return json.loads(data)
+    message = json.loads(data)
+    if not isinstance(message, dict):
+        raise ValueError("a control message must be a JSON object")
+    return message
 
 
 def frame(payload: bytes) -> bytes:
@@ -84,6 +87,7 @@ def announced_length(head: bytes) -> int | None:
     """The payload length a frame's header announces, or None when ``head`` is no header."""
     if len(head) < HEADER_SIZE or not head.startswith(FRAME_MAGIC):
         return None
+    length: int
     (length,) = _LENGTH.unpack_from(head, len(FRAME_MAGIC))
     return length
 

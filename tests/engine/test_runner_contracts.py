@@ -90,6 +90,19 @@ class TestPreLlm:
         assert outcome.turn_error.kind == "config_invalid"
         assert outcome.turn_error.path == "/pre_llm_hook/loops"
 
+    def test_an_agent_config_that_is_no_object_fails_a_run_with_an_unsaved_hook(self, workspace):
+        # The unsaved hook config is laid over the file's object; a file holding an array is
+        # the same config_invalid turn error as without one, not an exception.
+        (workspace.root / "agent.json").write_text("[]")
+        live = LiveRunner(workspace)
+        try:
+            outcome = live.run(hook_config={"source": "lib/p.py:transform"})
+        finally:
+            live.close()
+        assert outcome.status == "turn_error"
+        assert outcome.turn_error.kind == "config_invalid"
+        assert "must be a JSON object" in outcome.turn_error.message
+
     def test_an_invalid_result_names_the_function_and_the_path(self, workspace, runner):
         hook_file(
             workspace,

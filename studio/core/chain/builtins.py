@@ -212,9 +212,9 @@ def tool_pair_groups(messages: Sequence[Mapping[str, Any]]) -> list[list[int]]:
             last_caller = i
         if message.get("role") != "tool":
             continue
-        call_id = message.get("toolCallId")
-        if isinstance(call_id, str) and call_id:
-            for caller in callers.get(call_id, []):
+        answered_id = message.get("toolCallId")
+        if isinstance(answered_id, str) and answered_id:
+            for caller in callers.get(answered_id, []):
                 union(caller, i)
         elif last_caller is not None:
             union(last_caller, i)

@@ -28,7 +28,7 @@ from studio.core.contract import (
 )
 from studio.core.findings import Finding
 from studio.core.json.outline import Entry
-from studio.core.run_outcome import RunOutcome
+from studio.core.run_outcome import RunOutcome, Status
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import STUDIO_FILE
 
@@ -99,7 +99,7 @@ class ChainContract(Contract):
         result = await run_chain(parsed, config, call_user_hook)
         if job.is_cancelled() and result.turn_error is None:
             raise RunStopped(turn_error("cancelled", "the chain run was cancelled"))
-        status = "turn_error" if result.turn_error is not None else "ok"
+        status: Status = "turn_error" if result.turn_error is not None else "ok"
         return RunOutcome(
             contract="chain",
             status=status,

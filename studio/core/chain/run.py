@@ -328,7 +328,11 @@ class _ChainRun:
                     path=pointer(("context", *first.path)),
                 )
             )
-        for chain, hooks in (("pre", self.hooks.pre_chain()), ("post", self.hooks.post_chain())):
+        chains: tuple[tuple[ChainName, tuple[ChainHookRef, ...]], ...] = (
+            ("pre", self.hooks.pre_chain()),
+            ("post", self.hooks.post_chain()),
+        )
+        for chain, hooks in chains:
             for position, hook in enumerate(hooks):
                 problem = self._hook_problem(hook, chain)
                 if problem:

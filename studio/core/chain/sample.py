@@ -166,6 +166,7 @@ def parse_chain_sample(
     ordered = errors(found) + warnings(found)
     if errors(found):
         return ordered
+    assert isinstance(responses, list)  # anything else is an error above
     return ChainSample(
         context=value["context"],
         responses=tuple(responses),

@@ -302,7 +302,10 @@ def check_agent_config(document: Any) -> AgentConfigCheck:
         )
     if errors(found):
         return AgentConfigCheck(_errors_first(found))
-    hook = hook_config_from(raw_hook) if hook_present else None
+    hook = None
+    if hook_present:
+        assert isinstance(raw_hook, dict)  # validate_hook_config finds anything else an error
+        hook = hook_config_from(raw_hook)
     return AgentConfigCheck(_errors_first(found), hook, execution_limit_ms(document))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from studio.core.contract import (
     CallHook,
@@ -30,6 +30,15 @@ from studio.core.workspace.folder import AGENT_FILE, WorkspaceFileError
 # The hook's input as bytes, by request identity: a sample run again on the same loop is
 # encoded once.
 _inputs: IdentityCache[bytes] = IdentityCache(8)
+
+
+class _RunFields(TypedDict):
+    """The :class:`RunOutcome` fields every pre-LLM run fills in the same way."""
+
+    contract: str
+    sample: str
+    loop: str
+    input: Any
 
 
 class PreLlmContract(Contract):
@@ -85,14 +94,20 @@ class PreLlmContract(Contract):
             document = job.workspace.agent_document()
         except WorkspaceFileError as exc:
             raise RunStopped(turn_error("config_invalid", str(exc), loop=loop)) from None
-        if job.hook_config is not None:
+        if job.hook_config is not None and isinstance(document, dict):
+            # A document that is not an object is reported by check_agent_config below.
             document = {**document, "pre_llm_hook": job.hook_config}
         check = check_agent_config(document)
         if not check.valid:
             raise RunStopped(config_error(AGENT_FILE, check.findings, loop=loop))
         applies = check.applies_to(loop) if job.hook is None else True
         chosen = job.hook or (check.hook.source if check.hook else None)
-        base = {"contract": self.name, "sample": job.sample.name, "loop": loop, "input": request}
+        base: _RunFields = {
+            "contract": self.name,
+            "sample": job.sample.name,
+            "loop": loop,
+            "input": request,
+        }
         if not applies or chosen is None:
             return RunOutcome(
                 status="not_applied",
@@ -104,6 +119,7 @@ class PreLlmContract(Contract):
             )
         ref = parse_source_ref(chosen.strip())
         hook = HookRef(source=ref.path, function=ref.function, contract="pre_llm")
+        assert isinstance(document, dict)  # check_agent_config finds anything else invalid
         code_execution = document.get("code_execution")
         sys_lambda = isinstance(code_execution, dict) and code_execution.get("sys_lambda") is True
         reply = await call_hook(

@@ -20,7 +20,7 @@ def _one_call_hash(request: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _differs(a: Any, b: Any) -> bool:
+def _differs(a: object, b: object) -> bool:
     """``a != b``, one list item at a time: comparing megabytes in one step would hold the
     interpreter lock as long."""
     if isinstance(a, list) and isinstance(b, list):

@@ -336,7 +336,7 @@ class RecordStore:
     @property
     def schema_version(self) -> int:
         with self._reading() as db:
-            return db.execute("PRAGMA user_version").fetchone()[0]
+            return int(db.execute("PRAGMA user_version").fetchone()[0])
 
     # opening: check that the file is ours, then switch to WAL and migrate
 
@@ -520,12 +520,12 @@ class RecordStore:
     def count(self) -> int:
         """How many runs are stored (with or without payload)."""
         with self._reading() as db:
-            return db.execute("SELECT count(*) FROM decisions").fetchone()[0]
+            return int(db.execute("SELECT count(*) FROM decisions").fetchone()[0])
 
     def payload_count(self) -> int:
         """How many runs still have their payload."""
         with self._reading() as db:
-            return db.execute("SELECT count(*) FROM payloads").fetchone()[0]
+            return int(db.execute("SELECT count(*) FROM payloads").fetchone()[0])
 
     def list(
         self,

@@ -320,10 +320,10 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any]) -> None:
         if not js_truthy(entry):
             continue  # the reference skips falsy entries (the ``flag && entry`` pattern)
         path = ("use", "add", i)
-        contributor = _added_contributor(plan, entry, path)
-        if contributor is None or contributor in baseline or contributor in plan.added:
+        added = _added_contributor(plan, entry, path)
+        if added is None or added in baseline or added in plan.added:
             continue
-        for name, member, tool_path in owned_tool_paths(contributor, path):
+        for name, member, tool_path in owned_tool_paths(added, path):
             if name in owners:
                 plan.findings.append(
                     Finding(
@@ -335,7 +335,7 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any]) -> None:
                 )
             else:
                 owners[name] = f"contributor {member.id!r}"
-        plan.added.append(contributor)
+        plan.added.append(added)
     plan.tools = _js_key_order(list(owners))
 
 

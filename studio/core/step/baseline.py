@@ -251,6 +251,7 @@ def parse_contributor(
                 children.append(child)
     if findings:
         return None, findings
+    assert isinstance(raw_id, str)  # anything else is a finding above
     return (
         Contributor(
             id=raw_id,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, TypedDict, TypeGuard, get_args
 
 from studio.core.contract import (
     CallHook,
@@ -20,6 +20,7 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.step.decision import (
     RESOURCE_READ_REASONS,
+    PreparationReason,
     decide_step,
     preparation_failure,
     resource_read_failure,
@@ -33,6 +34,14 @@ from studio.core.step.sample import (
     step_worker_payload,
 )
 from studio.core.turn_error import HookRef, TurnError, turn_error
+
+
+class _RunFields(TypedDict):
+    """The :class:`RunOutcome` fields every step-preparation run fills in the same way."""
+
+    contract: str
+    sample: str
+    input: Any
 
 
 class StepContract(Contract):
@@ -96,7 +105,11 @@ class StepContract(Contract):
             )
         ref = parse_source_ref(chosen.strip())
         hook = HookRef(source=ref.path, function=ref.function, contract="step")
-        base = {"contract": self.name, "sample": job.sample.name, "input": step_context(parsed)}
+        base: _RunFields = {
+            "contract": self.name,
+            "sample": job.sample.name,
+            "input": step_context(parsed),
+        }
         reply = await call_hook(
             HookCall(
                 source=chosen,
@@ -150,6 +163,14 @@ class StepContract(Contract):
         return lines
 
 
+_PREPARATION_REASONS: Final = get_args(PreparationReason)
+_KIND_REASONS: Final[dict[str, PreparationReason]] = {"timeout": "timeout", "cancelled": "aborted"}
+
+
+def _is_preparation_reason(value: object) -> TypeGuard[PreparationReason]:
+    return value in _PREPARATION_REASONS
+
+
 def _worker_failure(error: TurnError) -> TurnError:
     """A worker failure in preparation terms: the reference's error beside the user's story."""
     contract_error = error.details.get("contract_error") or {}
@@ -170,8 +191,8 @@ def _worker_failure(error: TurnError) -> TurnError:
     reason = (
         contract_error.get("reason") if contract_error.get("error") == "PreparationError" else None
     )
-    if reason not in ("callback", "timeout", "aborted"):
-        reason = {"timeout": "timeout", "cancelled": "aborted"}.get(error.kind, "callback")
+    if not _is_preparation_reason(reason):
+        reason = _KIND_REASONS.get(error.kind, "callback")
     failure = preparation_failure(reason, kind=error.kind, details=details, **common)
     return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
 

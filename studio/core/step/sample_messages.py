@@ -68,8 +68,8 @@ def tool_history(messages: Iterable[Any]) -> tuple[ToolHistoryEntry, ...]:
         metadata = metadata if isinstance(metadata, dict) else {}
         role = message.get("role")
         if role == "assistant":
-            for call_id, name in _announced_calls(message, metadata):
-                calls[call_id] = ToolHistoryEntry(call_id=call_id, name=name)
+            for announced_id, announced_name in _announced_calls(message, metadata):
+                calls[announced_id] = ToolHistoryEntry(call_id=announced_id, name=announced_name)
         elif role == "tool":
             call_id = metadata.get("toolCallId")
             if not isinstance(call_id, str) or not call_id:

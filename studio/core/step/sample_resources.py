@@ -125,6 +125,7 @@ def parse_resources(value: Any, findings: list[Finding]) -> list[DeclaredResourc
                         )
                     )
         if len(findings) == start:
+            assert isinstance(identity, str)  # anything else is a finding above
             out.append(
                 DeclaredResource(
                     identity=identity,

@@ -3,7 +3,7 @@ typed stats, their parser, and the honest stats derived when a sample gives none
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, TypeGuard, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +15,15 @@ Coverage = Literal["complete", "partial", "none"]
 COVERAGES: Final[tuple[str, ...]] = get_args(Coverage)
 AttemptReason = Literal["initial", "retry", "fallback", "validation-retry"]
 ATTEMPT_REASONS: Final[tuple[str, ...]] = get_args(AttemptReason)
+
+
+def _is_coverage(value: object) -> TypeGuard[Coverage]:
+    return value in COVERAGES
+
+
+def _is_attempt_reason(value: object) -> TypeGuard[AttemptReason]:
+    return value in ATTEMPT_REASONS
+
 
 STATS_KEYS: Final = ("at", "cursor", "attempt", "stepIndex", "run", "root")
 ATTEMPT_KEYS: Final = ("number", "reason")
@@ -152,7 +161,8 @@ def parse_stats(
             )
         )
 
-    attempt_number, attempt_reason = 1, "initial"
+    attempt_number = 1
+    attempt_reason: AttemptReason = "initial"
     attempt = value.get("attempt")
     if "attempt" in value:
         if not isinstance(attempt, dict):
@@ -173,25 +183,27 @@ def parse_stats(
                 )
             else:
                 attempt_number = int(number)
-            attempt_reason = attempt.get("reason")
-            if attempt_reason not in ATTEMPT_REASONS:
+            raw_reason = attempt.get("reason")
+            if not _is_attempt_reason(raw_reason):
                 findings.append(
                     must_be(
                         (*at, "attempt", "reason"),
                         f"one of {', '.join(ATTEMPT_REASONS)}",
-                        attempt_reason,
+                        raw_reason,
                     )
                 )
-            elif reason is not None and (attempt_reason == "validation-retry") != (
-                reason == "validation-retry"
-            ):
-                findings.append(
-                    sample_finding(
-                        (*at, "attempt", "reason"),
-                        f'step.stats.attempt.reason "{attempt_reason}" does not fit step.reason '
-                        f'"{reason}": a validation retry is both, or neither',
+            else:
+                attempt_reason = raw_reason
+                if reason is not None and (attempt_reason == "validation-retry") != (
+                    reason == "validation-retry"
+                ):
+                    findings.append(
+                        sample_finding(
+                            (*at, "attempt", "reason"),
+                            f'step.stats.attempt.reason "{attempt_reason}" does not fit '
+                            f'step.reason "{reason}": a validation retry is both, or neither',
+                        )
                     )
-                )
 
     run = _parse_scope(value.get("run"), (*at, "run"), findings) if "run" in value else None
     root = _parse_scope(value.get("root"), (*at, "root"), findings) if "root" in value else None
@@ -358,6 +370,7 @@ def _parse_usage(value: Any, at: Path, findings: list[Finding]) -> UsageStats | 
         counts[key] = _count(value, key, at, findings)
     if errors(findings[start:]):
         return None
+    assert _is_coverage(tokens) and _is_coverage(cost)  # a level that is not one is an error above
     return UsageStats(
         input_tokens=counts["inputTokens"],
         output_tokens=counts["outputTokens"],

@@ -138,8 +138,11 @@ class Workspace:
     def state_dir(self) -> Path:
         return self.root / STATE_DIR
 
-    def agent_document(self) -> dict[str, Any]:
-        """The agent config document; a missing file is an empty config (no hook)."""
+    def agent_document(self) -> object:
+        """The agent config document; a missing file is an empty config (no hook).
+
+        Whatever JSON value the file holds: :func:`check_agent_config` says when it is not an
+        object."""
         if not self.agent_path.exists():
             return {}
         try:

@@ -57,7 +57,7 @@ def studio_settings_schema() -> dict[str, Any]:
     section, which the model leaves to other parsers, are filled in."""
     generated = StudioSettings.model_json_schema()
     defs = generated.pop("$defs", {})
-    schema = _drop_titles(_inline_refs(generated, defs))
+    schema: dict[str, Any] = _drop_titles(_inline_refs(generated, defs))
     properties = schema["properties"]
     for key, default in StudioSettings().model_dump(mode="json").items():
         properties[key].setdefault("default", default)
