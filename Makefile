@@ -34,6 +34,8 @@ test-deep: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy studio
+	$(BIN)/python -m pytest -q tests/test_layering.py
 
 bench: setup
 	$(BIN)/python benchmarks/validate_request.py

@@ -38,6 +38,7 @@ def run_studio(workspace: str | None = None) -> int:
     from studio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)  # the studio's widgets need a QApplication
     app.setApplicationName("hook-studio")
     app.setApplicationDisplayName(APP_NAME)
     app.setOrganizationName("hook-studio")

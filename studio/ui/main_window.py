@@ -7,7 +7,7 @@ import json
 import time
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from PySide6.QtCore import QByteArray, QFileSystemWatcher, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
@@ -581,7 +581,7 @@ class MainWindow(QMainWindow):
         except WorkspaceFileError:
             return None
 
-    def _draft_config(self) -> dict[str, Any] | bool | None:
+    def _draft_config(self) -> dict[str, Any] | Literal[False] | None:
         """Run what is being edited: the draft hook config when it differs from the saved one
         (False when the draft has problems, which are shown instead), None for the saved one."""
         if self.undo_stack.isClean() or self.document is None:

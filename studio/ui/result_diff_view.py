@@ -295,6 +295,18 @@ def _counts(entries: Sequence[Any]) -> str:
     return ", ".join(parts) if parts else "unchanged"
 
 
+def _list_at(value: dict[Any, Any], key: str) -> list[Any]:
+    """``value[key]`` when it is a list, else an empty one."""
+    item = value.get(key)
+    return item if isinstance(item, list) else []
+
+
+def _dict_at(value: dict[Any, Any], key: str) -> dict[Any, Any]:
+    """``value[key]`` when it is an object, else an empty one."""
+    item = value.get(key)
+    return item if isinstance(item, dict) else {}
+
+
 def build_rows(diff: RequestDiff, sides: DiffSides, changes_only: bool) -> _Row:
     """The view's rows: four sections, an entry per system line, message, tool and option (each
     made when it is first shown)."""
@@ -302,10 +314,8 @@ def build_rows(diff: RequestDiff, sides: DiffSides, changes_only: bool) -> _Row:
     shown = only_changes(diff) if changes_only else diff
     a_req = sides.original if isinstance(sides.original, dict) else {}
     b_req = sides.transformed if isinstance(sides.transformed, dict) else {}
-    a_msgs = a_req.get("messages") if isinstance(a_req.get("messages"), list) else []
-    b_msgs = b_req.get("messages") if isinstance(b_req.get("messages"), list) else []
-    a_tools = a_req.get("tools") if isinstance(a_req.get("tools"), list) else []
-    b_tools = b_req.get("tools") if isinstance(b_req.get("tools"), list) else []
+    a_msgs, b_msgs = _list_at(a_req, "messages"), _list_at(b_req, "messages")
+    a_tools, b_tools = _list_at(a_req, "tools"), _list_at(b_req, "tools")
 
     system = diff.system
     lines_a = sum(1 for r in system.lines if r.original_line is not None)
@@ -886,8 +896,7 @@ class RequestDiffView(QWidget):
             )
         if what == "option":
             key = payload[1]
-            a_opts = a_req.get("options") if isinstance(a_req.get("options"), dict) else {}
-            b_opts = b_req.get("options") if isinstance(b_req.get("options"), dict) else {}
+            a_opts, b_opts = _dict_at(a_req, "options"), _dict_at(b_req, "options")
             return a_opts.get(key, _MISSING), b_opts.get(key, _MISSING), f"{key}"
         return _MISSING, _MISSING, ""
 

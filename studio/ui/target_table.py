@@ -163,9 +163,10 @@ class TargetTableModel(QAbstractTableModel):
             return False
         i = index.row()
         if index.column() == TARGET_COLUMN:
-            chosen = dict(self.choices()).get(value, "missing")
-            if chosen == "missing":
+            choices = dict(self.choices())
+            if value not in choices:
                 return False
+            chosen = choices[value]
             if chosen is None:
                 current = self._rows[i]
                 keep = current.name if current.kind is TargetKind.LOOP else ""

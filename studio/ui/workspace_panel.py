@@ -34,11 +34,8 @@ class WorkspacePanel(QWidget):
     def refresh(self) -> None:
         if self.workspace is None:
             return
-        expanded = {
-            self.tree.topLevelItem(i).text(0)
-            for i in range(self.tree.topLevelItemCount())
-            if self.tree.topLevelItem(i).isExpanded()
-        }
+        tops = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        expanded = {item.text(0) for item in tops if item is not None and item.isExpanded()}
         self.tree.clear()
         root = self.workspace.root
         config = QTreeWidgetItem(["Configuration"])
