@@ -120,9 +120,9 @@ class TargetTableModel(QAbstractTableModel):
         return None
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         if not index.isValid():
-            return base
+            return Qt.ItemFlag.NoItemFlags
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         row = self._rows[index.row()]
         if index.column() == REMOVE_COLUMN:
             return Qt.ItemFlag.ItemIsEnabled
