@@ -154,6 +154,10 @@ class Contract(ABC):
     result_view: ResultView
     sample_schema: str
     """The name of its sample's schema in :func:`schemas`."""
+    agent_hook_key: str | None = None
+    """The agent config key of the hook it runs, when the agent config holds it
+    (``"pre_llm_hook"``): the window's hook editor edits that key, and an unsaved edit of it
+    runs in place of the saved one (:attr:`RunJob.hook_config`)."""
     new_sample_stem: str
     """The file name (without ``.json``) of a new sample made from :meth:`sample_template`."""
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.app_settings import AppSettings, save_settings
-from studio.core.pre_llm.config import MAIN, check_agent_config
+from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
     HookDraft,
@@ -34,7 +34,7 @@ from studio.core.pre_llm.targets import (
     draft_to_config,
 )
 from studio.core.records.store import RecordStore, RecordStoreError
-from studio.core.registry import DEFAULT_CONTRACT
+from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import TurnError
@@ -551,7 +551,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
             return None
         loop = self.loop_box.currentText().strip() or None
-        config = self._draft_config() if self._sample_contract(sample) == "pre_llm" else None
+        config = self._draft_config() if self._runs_edited_hook(sample) else None
         if config is False:
             return None
         self._last_run = (sample, loop, config or None)
@@ -580,6 +580,11 @@ class MainWindow(QMainWindow):
             return self.workspace.sample(name).contract
         except WorkspaceFileError:
             return None
+
+    def _runs_edited_hook(self, name: str) -> bool:
+        """Whether a run of this sample runs the hook the hook editor edits."""
+        contract = CONTRACTS.get(self._sample_contract(name) or "")
+        return contract is not None and contract.agent_hook_key == HOOK_KEY
 
     def _draft_config(self) -> dict[str, Any] | Literal[False] | None:
         """Run what is being edited: the draft hook config when it differs from the saved one
@@ -610,7 +615,7 @@ class MainWindow(QMainWindow):
         loops = [MAIN, *self._declared_loops(), FUTURE_LOOP]
         self._groups[group] = []
         self._group_sizes[group] = len(loops)
-        config = self._draft_config() if self._sample_contract(sample) == "pre_llm" else None
+        config = self._draft_config() if self._runs_edited_hook(sample) else None
         if config is False:
             return
         for loop in loops:

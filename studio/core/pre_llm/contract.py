@@ -17,7 +17,7 @@ from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
 from studio.core.json.outline import Entry
 from studio.core.json.pieces import json_bytes
-from studio.core.pre_llm.config import MAIN, check_agent_config
+from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.outline import pre_llm_outline
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
@@ -47,6 +47,7 @@ class PreLlmContract(Contract):
     title = "Pre-LLM hook"
     result_view = "request"
     sample_schema = "pre_llm_sample"
+    agent_hook_key = HOOK_KEY
     new_sample_stem = "new-request"
 
     def parse_sample(self, document: Any) -> PreLlmSample | list[Finding]:
@@ -96,7 +97,7 @@ class PreLlmContract(Contract):
             raise RunStopped(turn_error("config_invalid", str(exc), loop=loop)) from None
         if job.hook_config is not None and isinstance(document, dict):
             # A document that is not an object is reported by check_agent_config below.
-            document = {**document, "pre_llm_hook": job.hook_config}
+            document = {**document, HOOK_KEY: job.hook_config}
         check = check_agent_config(document)
         if not check.valid:
             raise RunStopped(config_error(AGENT_FILE, check.findings, loop=loop))
