@@ -72,7 +72,10 @@ def measure(runs: int, *, with_result: bool, gap_ms: float = 0.0) -> dict[str, f
                 hook=hook,
                 input=request,
                 result=request if with_result else None,
-                inspection={"changed": ["messages"], "message_count": len(request["messages"])},
+                decision_record={
+                    "changed": ["messages"],
+                    "message_count": len(request["messages"]),
+                },
             )
             gc.disable()
             started = time.perf_counter()

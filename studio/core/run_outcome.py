@@ -36,7 +36,7 @@ class ChainStep(BaseModel):
 
 
 class RunOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     run_id: str = Field(default_factory=new_run_id)
     started_at: float = Field(default_factory=time.time)
@@ -51,7 +51,7 @@ class RunOutcome(BaseModel):
     # What a hook returned that its contract refused: kept so the interface can point into it,
     # never shown as a result (``result`` stays None on a turn error).
     rejected: Any = None
-    inspection: dict[str, Any] = Field(default_factory=dict)
+    decision_record: dict[str, Any] = Field(default_factory=dict)
     effective: dict[str, Any] | None = None
     turn_error: TurnError | None = None
     stdout: str = ""
@@ -66,7 +66,7 @@ class RunOutcome(BaseModel):
         return {
             "status": self.status,
             "request": self.result,
-            "inspection": self.inspection,
+            "inspection": self.decision_record,
             "turn_error": self.turn_error.to_json() if self.turn_error else None,
             "stdout": self.stdout,
             "stderr": self.stderr,

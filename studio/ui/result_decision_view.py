@@ -100,7 +100,7 @@ class ChainTimeline(QWidget):
         self.steps = []
         self.table.clear()
         self.steps = list(outcome.chain)
-        record = outcome.inspection or {}
+        record = outcome.decision_record or {}
         parts = [f"status {record.get('status', outcome.status)}"]
         calls = record.get("modelCalls")
         if calls is not None:
@@ -242,19 +242,19 @@ class DecisionRecordView(QWidget):
         if view == AMENDMENT:
             self._show_amendment(outcome)
             return
-        if not outcome.inspection:
+        if not outcome.decision_record:
             self.clear("No decision record: the run ended before the hook was called.")
             return
         self.record_title.setText(RECORD_TITLE)
         self.record_note.setText(_record_note(outcome))
-        self.record.set_value(outcome.inspection)
+        self.record.set_value(outcome.decision_record)
         self.record.expand_all()
         self.stack.setCurrentIndex(0)
 
     def _show_amendment(self, outcome: RunOutcome) -> None:
         self.stack.setCurrentIndex(1)
-        if outcome.inspection:
-            self.step_record.set_value(outcome.inspection)
+        if outcome.decision_record:
+            self.step_record.set_value(outcome.decision_record)
             self.step_record.expand_all()
             self.step_record_note.setText(
                 "Counts are what the hook asked for; the flags record presence."
@@ -280,7 +280,7 @@ class DecisionRecordView(QWidget):
 
 
 def _record_note(outcome: RunOutcome) -> str:
-    record = outcome.inspection
+    record = outcome.decision_record
     if outcome.status == "not_applied" or record.get("applied") is False:
         return f"The hook does not target loop {outcome.loop!r}, so the request went on unchanged."
     if "sealedRequestId" in record and record["sealedRequestId"] is None:
@@ -298,7 +298,7 @@ def amendment_summary(outcome: RunOutcome) -> str:
         parts.append("contributors +" + ", +".join(map(str, added)))
     if removed:
         parts.append("contributors −" + ", −".join(map(str, removed)))
-    amendment = (outcome.inspection or {}).get("amendment") or {}
+    amendment = (outcome.decision_record or {}).get("amendment") or {}
     if amendment.get("modelChanged") and "model" in eff:
         parts.append(f"model → {eff['model']}")
     if amendment.get("inputBudgetChanged") and "inputBudget" in eff:

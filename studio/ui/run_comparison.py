@@ -216,7 +216,7 @@ class RunComparison(QWidget):
 
     def differing_fields(self) -> list[str]:
         """The dotted paths of the decision record fields whose values differ
-        (``inspection.tools.after``)."""
+        (``tools.after`` of the decision record)."""
         return list(self._differences)
 
     # ---- what each run changed --------------------------------------------------------------
@@ -346,7 +346,7 @@ def decision_digest(outcome: RunOutcome) -> str:
     """The counts a decision record keeps as before and after (messages, tools…), with the
     names added and removed."""
     parts = []
-    for key, value in (outcome.inspection or {}).items():
+    for key, value in (outcome.decision_record or {}).items():
         if not isinstance(value, dict) or value.get("after") is None:
             continue
         if "before" not in value:

@@ -374,7 +374,7 @@ def test_the_whole_path_from_sample_to_record_through_the_hook_api():
         return {"model": "review"} if control["tags"] == ["a"] else None
 
     decision = decide_step(s, hook(ctx), ctx.resources.reads())
-    record = decision.inspection.to_json()
+    record = decision.decision_record.to_json()
     assert record["amendment"]["modelChanged"] is True
     assert [r["identity"] for r in record["resources"]] == [
         "working-state:control",

@@ -22,7 +22,7 @@ class TestPreLlm:
         outcome = runner.run()
         assert outcome.status == "ok"
         assert [t["name"] for t in outcome.result["tools"]] == ["fs_read"]
-        decision = outcome.inspection
+        decision = outcome.decision_record
         assert decision["changed"] == {
             "system": False,
             "messages": False,
@@ -74,7 +74,7 @@ class TestPreLlm:
             live.close()
         assert outcome.status == "not_applied"
         assert outcome.result == REQUEST
-        assert outcome.inspection["applied"] is False
+        assert outcome.decision_record["applied"] is False
 
     def test_a_malformed_config_fails_even_a_loop_it_does_not_target(self, workspace):
         write_json(
@@ -239,7 +239,7 @@ class TestStepPreparation:
     def test_the_bundled_step_sample(self, sample_workspace):
         outcome = sample_workspace.run("step-escalated")
         assert outcome.status == "ok", outcome.turn_error
-        record = outcome.inspection
+        record = outcome.decision_record
         assert set(record) == {
             "operation",
             "stepIndex",
@@ -277,8 +277,8 @@ class TestStepPreparation:
         (root / "lib" / "quiet.py").write_text("def main(ctx):\n    return None\n")
         outcome = sample_workspace.run("step-escalated", hook="lib/quiet.py")
         assert outcome.status == "ok"
-        assert outcome.inspection["amendment"]["addedContributors"] == 0
-        assert outcome.inspection["amendment"]["modelChanged"] is False
+        assert outcome.decision_record["amendment"]["addedContributors"] == 0
+        assert outcome.decision_record["amendment"]["modelChanged"] is False
 
 
 class TestChains:
@@ -288,8 +288,8 @@ class TestChains:
         stops = [(s.chain, s.position, s.stopped) for s in outcome.chain if s.stopped]
         assert stops == [("post", 0, "retry")]
         assert outcome.result["response"]["content"] == "Let me check the order first."
-        assert outcome.inspection["modelCalls"] == 2
-        assert "returned" not in json.dumps(outcome.inspection["hooks"])
+        assert outcome.decision_record["modelCalls"] == 2
+        assert "returned" not in json.dumps(outcome.decision_record["hooks"])
 
     def test_a_failing_user_hook_names_its_position(self, sample_workspace):
         root = sample_workspace.runner.workspace.root
@@ -315,13 +315,13 @@ class TestRequestHashes:
         )
         outcome = runner.run(hook="lib/unicode.py")
         assert outcome.status == "ok", outcome.turn_error
-        assert outcome.inspection["requestHashAfter"] == request_hash(outcome.result)
+        assert outcome.decision_record["requestHashAfter"] == request_hash(outcome.result)
 
     def test_an_unchanged_request_has_the_same_hash_before_and_after(self, workspace, runner):
         hook_file(
             workspace, "same.py", "def main(p):\n    return dict(reversed(p['request'].items()))\n"
         )
-        decision = runner.run(hook="lib/same.py").inspection
+        decision = runner.run(hook="lib/same.py").decision_record
         assert decision["requestHashBefore"] == decision["requestHashAfter"]
         assert not any(decision["changed"].values())
 
@@ -344,6 +344,6 @@ def test_a_cooperative_runner_decides_exactly_as_a_plain_one(workspace):
         plain.close()
         cooperative.close()
     assert a.result == b.result
-    assert {k: v for k, v in a.inspection.items() if k != "sealedRequestId"} == {
-        k: v for k, v in b.inspection.items() if k != "sealedRequestId"
+    assert {k: v for k, v in a.decision_record.items() if k != "sealedRequestId"} == {
+        k: v for k, v in b.decision_record.items() if k != "sealedRequestId"
     }

@@ -71,7 +71,7 @@ def outcome_of(contract: str, **fields: Any) -> RunOutcome:
         "hook": hook,
         "input": REQUEST,
         "result": {**REQUEST, "tools": [{"name": "fs_read"}]},
-        "inspection": {"relayed": True, "tools": {"before": 2, "after": 1}},
+        "decision_record": {"relayed": True, "tools": {"before": 2, "after": 1}},
     }
     values.update(fields)
     return RunOutcome(**values)

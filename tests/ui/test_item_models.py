@@ -148,7 +148,7 @@ def json_values(bundled_runs: BundledRuns) -> list[Any]:
     change; a scalar; a request long enough to be shown in ranges."""
     values: list[Any] = []
     for outcome in bundled_runs.outcomes:
-        values += [outcome.input, outcome.result, outcome.inspection, outcome.effective]
+        values += [outcome.input, outcome.result, outcome.decision_record, outcome.effective]
     return [*values, "a scalar is a row of its own", long_request(bundled_request(), 1100)]
 
 

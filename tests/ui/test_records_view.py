@@ -90,7 +90,7 @@ def make_outcome(
         duration_ms=duration_ms,
         input=REQUEST,
         result=result,
-        inspection={"contract": contract, "loop": loop, "applied": status != "not_applied"},
+        decision_record={"contract": contract, "loop": loop, "applied": status != "not_applied"},
         turn_error=error,
         stdout=stdout,
     )
@@ -347,7 +347,7 @@ def test_detail_of_a_successful_run_shows_it_as_the_results_panel_does(
     assert run.show_value("Result")
     assert run.result_view.model.value == OUTCOMES[0].result
     assert run.output.stdout_text == "kept 2 tools\n"
-    assert run.decision.record_keys() == list(OUTCOMES[0].inspection)
+    assert run.decision.record_keys() == list(OUTCOMES[0].decision_record)
 
 
 def test_a_step_record_shows_its_amendment(qtbot: QtBot, view: RecordsView) -> None:

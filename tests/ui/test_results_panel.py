@@ -137,7 +137,7 @@ class TestSuccessfulPreLlm:
         assert [tabs.tabText(i) for i in range(tabs.count())] == list(TAB_TITLES)
         assert TAB_TITLES[TAB_DECISION] == "Decision record"
         tabs.setCurrentIndex(TAB_DECISION)
-        assert panel.run.decision.record_keys() == list(outcome.inspection)
+        assert panel.run.decision.record_keys() == list(outcome.decision_record)
         model = panel.run.decision.record.model
         index, _, found = model.locate("/tools/removed/0")
         assert found and model.value_at(index) == "shell"
@@ -244,7 +244,7 @@ class TestStepAndChain:
             "resources",
             "sealedRequestId",
         ]
-        assert decision.step_record.model.value == outcome.inspection
+        assert decision.step_record.model.value == outcome.decision_record
         assert decision.effective_box.title() == EFFECTIVE_TITLE
         assert decision.effective_box.isVisible()
         assert decision.effective.model.value == outcome.effective
@@ -350,7 +350,7 @@ def big_outcome(messages: int = 3000) -> RunOutcome:
         loop="main",
         input=original,
         result=transformed,
-        inspection={"contract": "pre_llm"},
+        decision_record={"contract": "pre_llm"},
     )
 
 

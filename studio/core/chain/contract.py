@@ -106,7 +106,7 @@ class ChainContract(Contract):
             sample=job.sample.name,
             input=job.sample.document.get("context"),
             result=None if status == "turn_error" else result.to_json(),
-            inspection=result.decision(),
+            decision_record=result.decision(),
             turn_error=result.turn_error,
             chain=result.timeline,
             stdout="".join(out for out, _ in outputs),

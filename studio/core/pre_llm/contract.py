@@ -113,7 +113,7 @@ class PreLlmContract(Contract):
             return RunOutcome(
                 status="not_applied",
                 result=request,
-                inspection=pre_llm_decision_record(
+                decision_record=pre_llm_decision_record(
                     request, None, loop=loop, applied=False, in_pieces=job.in_pieces
                 ),
                 **base,
@@ -146,7 +146,7 @@ class PreLlmContract(Contract):
                 status="turn_error",
                 turn_error=error,
                 rejected=reply.value if error.kind == "invalid_result" else None,
-                inspection=pre_llm_decision_record(
+                decision_record=pre_llm_decision_record(
                     request, None, loop=loop, applied=True, in_pieces=job.in_pieces
                 ),
                 **base,
@@ -156,7 +156,7 @@ class PreLlmContract(Contract):
         return RunOutcome(
             status="ok",
             result=returned,
-            inspection=pre_llm_decision_record(
+            decision_record=pre_llm_decision_record(
                 request,
                 returned,
                 loop=loop,
@@ -171,7 +171,7 @@ class PreLlmContract(Contract):
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         lines: list[str] = []
-        decision = outcome.inspection
+        decision = outcome.decision_record
         changed = decision.get("changed") or {}
         if changed:
             parts = [k for k, v in changed.items() if v]

@@ -39,7 +39,7 @@ def rebuild_outcome(decision: dict[str, Any], payload: dict[str, Any] | None) ->
         chain.append({**step, **(values[index] if index < len(values) else {})})
     fields: dict[str, Any] = {key: decision.get(key) for key in _DECISION_FIELDS}
     fields.update(
-        inspection=decision.get("inspection") or {},
+        decision_record=decision.get("inspection") or {},
         warnings=decision.get("warnings") or [],
         stdout_truncated=bool(decision.get("stdout_truncated")),
         stderr_truncated=bool(decision.get("stderr_truncated")),

@@ -3,7 +3,7 @@
 ``<workspace>/.hookstudio/records.sqlite3``, in WAL mode, holds two tables kept apart:
 
 - ``decisions``: the content-free decision record of each run (who ran, on what, how it ended,
-  the inspection record, the effective change, warnings, the chain timeline, and a copy of the
+  the decision record, the effective change, warnings, the chain timeline, and a copy of the
   turn error without its message, stderr tail, details or traceback code lines). Rows are never
   removed by the studio.
 - ``payloads``: what the run carried (the input, the result, stdout, stderr, the full turn error,
@@ -219,7 +219,7 @@ def decision_record(outcome: RunOutcome) -> dict[str, Any]:
         "loop": outcome.loop,
         "hook": outcome.hook.model_dump(mode="json") if outcome.hook else None,
         "duration_ms": outcome.duration_ms,
-        "inspection": _plain(outcome.inspection),
+        "inspection": _plain(outcome.decision_record),
         "effective": _plain(outcome.effective),
         "turn_error": content_free_turn_error(outcome.turn_error) if outcome.turn_error else None,
         "warnings": _plain(outcome.warnings),

@@ -132,11 +132,11 @@ class StepContract(Contract):
             return RunOutcome(
                 status="turn_error", turn_error=error, result=decision.amendment, **base, **output
             )
-        assert decision.inspection is not None and decision.effective is not None
+        assert decision.decision_record is not None and decision.effective is not None
         return RunOutcome(
             status="ok",
             result=decision.amendment,
-            inspection=decision.inspection.to_json(),
+            decision_record=decision.decision_record.to_json(),
             effective=decision.effective.to_json(),
             warnings=[f.to_json() for f in decision.findings if f.severity == "warning"],
             **base,
@@ -145,15 +145,15 @@ class StepContract(Contract):
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         lines: list[str] = []
-        if not outcome.inspection:
+        if not outcome.decision_record:
             return lines
-        asked = outcome.inspection.get("amendment") or {}
+        asked = outcome.decision_record.get("amendment") or {}
         lines.append(
             "  amendment: "
             + ", ".join(f"{k} {v}" for k, v in asked.items() if v not in (0, False, None))
             or "  amendment: none"
         )
-        for read in outcome.inspection.get("resources") or []:
+        for read in outcome.decision_record.get("resources") or []:
             lines.append(f"  read {read['identity']} ({read['valueHash'][:12]})")
         effective = outcome.effective or {}
         if effective:

@@ -2,7 +2,7 @@
 
 :func:`decide_step` takes the sample, what the hook returned and the identities it read, and
 applies the contract in the reference's order: snapshot the value, validate it (the first error
-finding fails the call), compute the effective change, and write the decision inspection record,
+finding fails the call), compute the effective change, and write the decision record,
 also when the hook returned nothing. A failure becomes one turn error:
 
 * V1 to V9 (``RequestCompositionError``, code ``INVALID_COMPOSITION``) and a tool that an added
@@ -65,7 +65,7 @@ class StepVerdict:
     snapshot: Any
     findings: tuple[Finding, ...]
     reads: tuple[ResourceRead, ...]
-    inspection: StepDecisionRecord | None = None
+    decision_record: StepDecisionRecord | None = None
     effective: EffectiveStep | None = None
     error: TurnError | None = None
 
@@ -82,7 +82,9 @@ class StepVerdict:
         return {
             "ok": self.ok,
             "amendment": self.amendment,
-            "inspection": None if self.inspection is None else self.inspection.to_json(),
+            "decision_record": None
+            if self.decision_record is None
+            else self.decision_record.to_json(),
             "effective": None if self.effective is None else self.effective.to_json(),
             "turn_error": None if self.error is None else self.error.to_json(),
             "findings": [f.to_json() for f in self.findings],
@@ -111,7 +113,7 @@ def decide_step(
             snapshot=plan.snapshot, findings=findings, reads=records, error=amendment_failure(first)
         )
     effective = effective_from_plan(plan)
-    inspection = step_decision_record(
+    record = step_decision_record(
         step_index=sample.index,
         reason=sample.reason,
         amendment=plan.snapshot,
@@ -122,7 +124,7 @@ def decide_step(
         snapshot=plan.snapshot,
         findings=findings,
         reads=records,
-        inspection=inspection,
+        decision_record=record,
         effective=effective,
     )
 

@@ -1,4 +1,5 @@
-"""The decision inspection record of an accepted step preparation (spec/crux.md §5 and §6).
+"""The decision record of an accepted step preparation: the spec's "decision inspection record"
+(spec/crux.md §5 and §6).
 
 The record is content-free: counts and presence flags of what the hook asked for, the identities
 and hashes of the resources it read, and the id of the sealed request. Nothing in it is a value.

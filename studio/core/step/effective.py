@@ -1,6 +1,6 @@
 """The studio's own view of what an accepted amendment changed (spec/crux.md §6, last paragraph).
 
-The decision inspection record counts what the hook *asked for*; this is what really happened to
+The decision record counts what the hook *asked for*; this is what really happened to
 the request: the contributors added and removed, the final tools, active tools, model and budget.
 """
 

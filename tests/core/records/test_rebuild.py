@@ -37,7 +37,7 @@ def pre_llm_ok() -> RunOutcome:
         duration_ms=12.25,
         input=REQUEST,
         result={**REQUEST, "tools": [{"name": "fs_read"}]},
-        inspection={
+        decision_record={
             "applied": True,
             "tools": {"before": 2, "after": 1, "removed": ["shell"], "added": []},
             "sealedRequestId": "req-1",
@@ -59,7 +59,7 @@ def pre_llm_rejected() -> RunOutcome:
         hook=hook,
         input=REQUEST,
         rejected={**REQUEST, "options": {"temperature": 7}},
-        inspection={"applied": True, "sealedRequestId": None},
+        decision_record={"applied": True, "sealedRequestId": None},
         turn_error=turn_error(
             "invalid_result",
             f"/options/temperature: 7 is above 2 ({CARRIED})",
@@ -84,7 +84,7 @@ def pre_llm_not_applied() -> RunOutcome:
         hook=pre_llm_hook(),
         input=REQUEST,
         result=REQUEST,
-        inspection={"applied": False},
+        decision_record={"applied": False},
     )
 
 
@@ -97,7 +97,7 @@ def step_ok() -> RunOutcome:
         hook=HookRef(source="lib/prepare.py", function="prepare_step", contract="step"),
         input={"stepIndex": 2, "messages": [CARRIED]},
         result={"model": "review-model", "activeTools": ["escalateTicket"]},
-        inspection={
+        decision_record={
             "operation": "prepareStep",
             "stepIndex": 2,
             "amendment": {"modelChanged": True, "activeTools": 1},
@@ -121,7 +121,7 @@ def chain_stopped() -> RunOutcome:
         sample="chain-refund",
         loop="main",
         input={"systemPrompt": CARRIED, "messages": []},
-        inspection={"status": "turn_error", "modelCalls": 0},
+        decision_record={"status": "turn_error", "modelCalls": 0},
         turn_error=turn_error(
             "invalid_result", f"unknown key ({CARRIED})", path="/systemPromptSufix", hook=failing
         ),

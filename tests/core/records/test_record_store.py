@@ -55,7 +55,7 @@ def ok_run(started_at: float = 1_700_000_000.0, **fields) -> RunOutcome:
         "duration_ms": 4.25,
         "input": request(f"{SECRET} in the input"),
         "result": request(f"{SECRET} in the result"),
-        "inspection": {"changed": ["messages"], "hash_before": "ab12", "hash_after": "cd34"},
+        "decision_record": {"changed": ["messages"], "hash_before": "ab12", "hash_after": "cd34"},
         "stdout": f"{SECRET} printed\n",
         "stderr": f"{SECRET} warned\n",
         "warnings": [{"code": "presented_not_enabled", "message": "tool x"}],
@@ -190,7 +190,7 @@ class TestRoundTrip:
             has_payload=True,
         )
         assert stored.decision == decision_record(run)
-        assert stored.decision["inspection"] == run.inspection
+        assert stored.decision["inspection"] == run.decision_record
         assert stored.payload["input"] == run.input
         assert stored.payload["result"] == run.result
         assert stored.payload["stdout"] == run.stdout
@@ -234,7 +234,9 @@ class TestRoundTrip:
         assert stored.outcome() == run
 
     def test_the_stored_json_is_standard(self, store):
-        run = ok_run(result={"score": float("nan"), "tags": {"a"}}, inspection={"x": float("inf")})
+        run = ok_run(
+            result={"score": float("nan"), "tags": {"a"}}, decision_record={"x": float("inf")}
+        )
         store.add(run)
         stored = store.get(run.run_id)
         assert stored.payload["result"] == {"score": None, "tags": ["a"]}

@@ -66,8 +66,8 @@ def decide(returned: Any, reads: list[str] | tuple[str, ...] = (), **kw: Any) ->
 def test_nothing_returned_still_writes_the_record_with_zero_counts(returned):
     decision = decide(returned)
     assert decision.ok and decision.error is None
-    assert decision.inspection is not None
-    assert decision.inspection.to_json() == {
+    assert decision.decision_record is not None
+    assert decision.decision_record.to_json() == {
         "operation": "language",
         "stepIndex": 0,
         "reason": "initial",
@@ -82,7 +82,7 @@ def test_nothing_returned_still_writes_the_record_with_zero_counts(returned):
 
 def test_the_record_takes_the_step_index_and_reason_from_the_sample():
     decision = decide_step(sample(3, "validation-retry"), None, [])
-    record = decision.inspection.to_json()
+    record = decision.decision_record.to_json()
     assert (record["stepIndex"], record["reason"]) == (3, "validation-retry")
     assert re.match(SEALED_REQUEST_ID_PATTERN, record["sealedRequestId"])
 
@@ -98,7 +98,7 @@ def test_a_valid_amendment_is_counted_and_applied():
     }
     decision = decide(returned)
     assert decision.ok
-    assert decision.inspection.to_json()["amendment"] == {
+    assert decision.decision_record.to_json()["amendment"] == {
         "addedContributors": 1,
         "removedContributors": 1,
         "contributedTools": 1,
@@ -117,7 +117,7 @@ def test_a_valid_amendment_is_counted_and_applied():
 
 def test_the_inspection_hashes_the_sample_values_of_the_reads_in_completion_order():
     reads = ["blackboard:plan", "working-state:control", "blackboard:plan", "memory:support:prefs"]
-    record = decide(None, reads).inspection.to_json()
+    record = decide(None, reads).decision_record.to_json()
     assert record["resources"] == [
         {"identity": i, "revision": value_hash(VALUES[i]), "valueHash": value_hash(VALUES[i])}
         for i in ("blackboard:plan", "working-state:control", "memory:support:prefs")
@@ -151,7 +151,7 @@ def test_a_read_the_hook_api_could_not_have_recorded_is_an_engine_error():
 def test_a_composition_rule_failure_is_invalid_composition_with_its_path(returned, rule, path):
     decision = decide(returned, ["blackboard:plan"])
     assert not decision.ok
-    assert decision.inspection is None and decision.effective is None
+    assert decision.decision_record is None and decision.effective is None
     error = decision.error
     assert error.kind == "invalid_composition"
     assert error.reason == "callback"
@@ -209,14 +209,14 @@ def test_a_selector_that_selects_nothing_is_a_warning_only():
     decision = decide({"use": {"remove": ["notes"]}})
     assert decision.ok
     assert [f.severity for f in decision.findings] == ["warning"]
-    assert decision.inspection.to_json()["amendment"]["removedContributors"] == 1
+    assert decision.decision_record.to_json()["amendment"]["removedContributors"] == 1
 
 
 @settings(max_examples=examples(300), deadline=None)
 @given(returned=json_values)
 def test_any_returned_value_gets_a_record_or_a_turn_error(returned):
     decision = decide(returned)
-    assert (decision.inspection is None) == (decision.error is not None)
+    assert (decision.decision_record is None) == (decision.error is not None)
     if decision.error is not None:
         assert decision.error.kind in ("invalid_composition", "invalid_result")
     json.dumps(decision.to_json())
