@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.core.app_settings import AppSettings
 from studio.ui.main_window import MainWindow
+from studio.ui.run_view import TAB_DECISION
 
 DOCS = Path(__file__).resolve().parent
 BUNDLED = DOCS.parent / "resources" / "sample-workspace"
@@ -38,7 +39,7 @@ def run(window: MainWindow, sample: str, hook: str | None = None, everywhere: bo
         window.run_finished.connect(done.append)
     window.sample_box.setCurrentText(sample)
     if hook:
-        window.bridge.start_run(sample, None, hook)
+        window.start_run(sample, None, hook)
     elif everywhere:
         window.run_on_every_target()
     else:
@@ -59,10 +60,10 @@ def main() -> int:
     workspace = Path(tempfile.mkdtemp()) / "sample-workspace"
     shutil.copytree(BUNDLED, workspace, ignore=shutil.ignore_patterns(".hookstudio"))
     window = MainWindow(AppSettings(), None)
-    window.resize(1500, 940)
+    window.resize(1366, 768)
     window.show()
     window.open_workspace(workspace)
-    tabs = window.results.tabs
+    tabs = window.results.run.tabs
 
     run(window, "support-ticket")
     shoot(window, "window.png")
@@ -71,12 +72,12 @@ def main() -> int:
     shoot(window, "turn-error.png")
 
     run(window, "step-escalated")
-    tabs.setCurrentIndex(1)
+    tabs.setCurrentIndex(TAB_DECISION)
     settle()
-    shoot(window, "step-inspection.png")
+    shoot(window, "step-decision.png")
 
     run(window, "chain-refund")
-    tabs.setCurrentIndex(1)
+    tabs.setCurrentIndex(TAB_DECISION)
     settle()
     shoot(window, "chain-timeline.png")
 
