@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from studio.core.contract import Contract
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
-from studio.ui.result_diff_view import DiffSides, chain_sides
+from studio.ui.result_diff_sides import DiffSides, chain_sides
 
 REQUEST, AMENDMENT, TIMELINE = "request", "amendment", "timeline"
 

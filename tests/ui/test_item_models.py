@@ -37,7 +37,9 @@ from studio.ui.record_table import (
     RecordTableModel,
     prepare_rows,
 )
-from studio.ui.result_diff_view import DiffModel, DiffSides, build_rows
+from studio.ui.result_diff_model import DiffModel
+from studio.ui.result_diff_rows import build_rows
+from studio.ui.result_diff_sides import DiffSides
 from studio.ui.result_json_tree import JsonTreeModel
 from studio.ui.samples.problems import ProblemList
 from studio.ui.target_table import NAME_COLUMN, TARGET_COLUMN, TargetTableModel
