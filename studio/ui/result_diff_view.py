@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QSplitter,
     QTreeView,
     QVBoxLayout,
@@ -280,10 +279,3 @@ class RequestDiffView(QWidget):
             self.left_text.setPlainText(f"(not in the {self.sides.headers[0].lower()})")
         if b is MISSING:
             self.right_text.setPlainText(f"(not in the {self.sides.headers[1].lower()})")
-
-
-def message_label(text: str) -> QLabel:
-    """A centred explanation shown in place of a diff."""
-    label = note(text)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    return label
