@@ -19,6 +19,7 @@ from studio.core.contract import (
     SourceUnavailable,
     sample_error,
 )
+from studio.core.identity_cache import IdentityCache
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
@@ -62,6 +63,9 @@ class Runner:
         self.store = store
         self.cooperative = cooperative
         self._runtimes: dict[type[HookRuntime], HookRuntime] = {}
+        # A sample that did not change is the same parsed document (the workspace keeps it while
+        # the file is unchanged), so it is checked once however many times it runs.
+        self._parsed: IdentityCache[Any] = IdentityCache(8)
 
     async def close(self) -> None:
         runtimes, self._runtimes = list(self._runtimes.values()), {}
@@ -188,7 +192,9 @@ class Runner:
         handle: RunHandle,
     ) -> RunOutcome:
         settings = self._settings()
-        parsed = contract.parse_sample(sample.document)
+        parsed = self._parsed.get(
+            sample.document, lambda: contract.parse_sample(sample.document), extra=contract.name
+        )
         if isinstance(parsed, list):
             raise RunStopped(sample_error(sample, parsed))
         job = RunJob(

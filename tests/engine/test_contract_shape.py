@@ -129,3 +129,28 @@ def test_the_workspace_lists_the_sources_of_the_given_languages(workspace):
     assert "lib/policy.py" in workspace.hook_sources((".py",))
     assert "lib/other.ts" not in workspace.hook_sources((".py",))
     assert "lib/other.ts" in workspace.hook_sources((".py", ".ts"))
+
+
+def test_an_unchanged_sample_is_checked_once_and_a_changed_one_again(
+    workspace, runner, monkeypatch
+):
+    contract = CONTRACTS["pre_llm"]
+    parsed: list[object] = []
+    real = type(contract).parse_sample
+
+    def counting(self, document):
+        parsed.append(document)
+        return real(self, document)
+
+    monkeypatch.setattr(type(contract), "parse_sample", counting)
+    assert runner.run().status == "ok"
+    assert runner.run().status == "ok"
+    assert len(parsed) == 1
+
+    sample = workspace.root / "samples" / "basic.json"
+    document = json.loads(sample.read_text())
+    document["request"]["messages"][0]["role"] = "robot"
+    sample.write_text(json.dumps(document, indent=4))
+    outcome = runner.run()
+    assert outcome.turn_error.kind == "sample_invalid"
+    assert len(parsed) == 2
