@@ -13,11 +13,7 @@ from tests.support.hypothesis_profiles import load_profile
 from tests.support.processes import live_descendants
 from tests.support.workspaces import copy_bundled_workspace
 
-HYPOTHESIS_PROFILE = load_profile()
-
-
-def pytest_report_header() -> str:
-    return f"hypothesis profile: {HYPOTHESIS_PROFILE}"
+load_profile()
 
 
 @pytest.fixture(autouse=True)

@@ -20,11 +20,10 @@ settings.register_profile("quick", max_examples=50)
 settings.register_profile("deep", max_examples=500, deadline=None, print_blob=True)
 
 
-def load_profile() -> str:
-    """Load the profile ``HYPOTHESIS_PROFILE`` names (``quick`` when unset) and return its name."""
-    name = os.environ.get(PROFILE_VARIABLE) or DEFAULT_PROFILE
-    settings.load_profile(name)
-    return name
+def load_profile() -> None:
+    """Load the profile ``HYPOTHESIS_PROFILE`` names (``quick`` when unset); pytest's
+    ``--hypothesis-profile`` still overrides it. ``pytest -v`` names the profile in use."""
+    settings.load_profile(os.environ.get(PROFILE_VARIABLE) or DEFAULT_PROFILE)
 
 
 def examples(n: int) -> int:
