@@ -160,6 +160,8 @@ class Contract(ABC):
     runs in place of the saved one (:attr:`RunJob.hook_config`)."""
     new_sample_stem: str
     """The file name (without ``.json``) of a new sample made from :meth:`sample_template`."""
+    settings_key: str | None = None
+    """Its section of the studio settings (``hookstudio.json``), when its hooks are set there."""
 
     @abstractmethod
     def parse_sample(self, document: Any) -> Any | list[Finding]:
@@ -184,6 +186,15 @@ class Contract(ABC):
     @abstractmethod
     def schemas(self) -> dict[str, dict[str, Any]]:
         """The JSON Schemas of this contract's files, by name."""
+
+    def parse_settings(self, value: Any) -> Any | list[Finding]:
+        """Its section of the studio settings as it is checked when the file is read: the typed
+        section, or findings with paths inside the section. Only with :attr:`settings_key`."""
+        return value
+
+    def settings_schema(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """The schema of its settings section, and the definitions that schema refers to."""
+        return {}, {}
 
     def checks(self) -> list[HeadlessCheck]:
         """Its ``hook-studio check-*`` commands."""

@@ -51,6 +51,10 @@ class Finding:
     def to_json(self) -> dict[str, str]:
         return {"path": self.pointer, "message": self.message}
 
+    def under(self, prefix: tuple[PathPart, ...]) -> Finding:
+        """The same finding about a value that sits at ``prefix`` in a larger document."""
+        return Finding((*prefix, *self.path), self.message, self.rule, self.severity)
+
 
 def errors(findings: Sequence[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "error"]

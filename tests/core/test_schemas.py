@@ -24,6 +24,7 @@ from studio.core.chain.sample import (
     parse_chain_sample,
 )
 from studio.core.pre_llm.config import check_agent_config, validate_hook_config
+from studio.core.registry import CONTRACTS
 from studio.core.schemas import all_schemas
 from studio.core.step.check import AmendmentDocumentError, parse_document
 from studio.core.step.sample import StepSample, parse_step_sample
@@ -125,9 +126,13 @@ def test_the_chain_schema_lists_each_built_in_under_its_own_chain():
 
 def test_the_settings_schema_keeps_the_models_defaults():
     properties = SCHEMAS["studio_settings"]["properties"]
-    assert set(properties) == set(StudioSettings.model_fields)
+    sections = {c.settings_key for c in CONTRACTS.values() if c.settings_key is not None}
+    assert sections == {"step", "chain"}
+    assert set(properties) == set(StudioSettings.model_fields) | sections
     for key, default in StudioSettings().model_dump(mode="json").items():
         assert properties[key]["default"] == default
+    for key in sections:
+        assert properties[key]["default"] is None
 
 
 @pytest.mark.parametrize(
@@ -229,9 +234,10 @@ def settings_accepted(document: object, folder: Path) -> bool:
         settings = Workspace.open(folder).settings()
     except WorkspaceFileError:
         return False
-    if settings.chain is None:
+    chain = settings.section("chain")
+    if chain is None:
         return True
-    return isinstance(parse_chain_config(settings.chain, base=("chain",)), ChainConfig)
+    return isinstance(parse_chain_config(chain, base=("chain",)), ChainConfig)
 
 
 @pytest.mark.parametrize("document", SETTINGS_VALID + SETTINGS_INVALID, ids=repr)

@@ -5,6 +5,7 @@ and a contract added to the registry runs without touching the runner."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -154,3 +155,44 @@ def test_an_unchanged_sample_is_checked_once_and_a_changed_one_again(
     outcome = runner.run()
     assert outcome.turn_error.kind == "sample_invalid"
     assert len(parsed) == 2
+
+
+class SectionContract(EchoContract):
+    """Echo, with its hook named in a section of hookstudio.json that the contract owns."""
+
+    name = "sectioned"
+    settings_key = "sectioned"
+
+    def parse_settings(self, value: Any) -> Any:
+        if not isinstance(value, dict) or not isinstance(value.get("source"), str):
+            return [Finding(("source",), "source must be a string", "sectioned")]
+        return value
+
+    async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
+        section = job.settings.section(self.settings_key)
+        return await super().run(replace(job, hook=section["source"]), call_hook)
+
+
+def test_a_contract_owns_its_section_of_the_studio_settings(workspace, runner, monkeypatch):
+    monkeypatch.setitem(CONTRACTS, "sectioned", SectionContract())
+    settings_file = workspace.root / "hookstudio.json"
+    settings = json.loads(settings_file.read_text())
+    write(workspace.root / "lib" / "shout.py", "def main(value):\n    return value.upper()\n")
+    write(workspace.root / "samples" / "greeting.json", {"contract": "sectioned", "value": "hi"})
+
+    write(settings_file, {**settings, "sectioned": {"source": "lib/shout.py"}})
+    outcome = runner.run("greeting")
+    assert (outcome.status, outcome.result) == ("ok", "HI")
+
+    write(settings_file, {**settings, "sectioned": {"source": 3}})
+    outcome = runner.run("greeting")
+    assert outcome.turn_error.kind == "config_invalid"
+    assert outcome.turn_error.path == "/sectioned/source"
+
+
+def test_without_the_contract_its_section_is_an_unknown_key(workspace, runner):
+    settings_file = workspace.root / "hookstudio.json"
+    write(settings_file, {**json.loads(settings_file.read_text()), "sectioned": {}})
+    outcome = runner.run()
+    assert outcome.turn_error.kind == "config_invalid"
+    assert outcome.turn_error.path == "/sectioned"

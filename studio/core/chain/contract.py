@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from studio.core.chain.config import (
+    CHAIN_SECTION,
     ChainHookRef,
     ChainName,
     parse_chain_config,
@@ -30,7 +33,9 @@ from studio.core.findings import Finding
 from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome, Status
 from studio.core.turn_error import turn_error
-from studio.core.workspace.folder import STUDIO_FILE
+from studio.core.workspace.folder import STUDIO_FILE, pydantic_findings
+
+_SECTION: TypeAdapter[dict[str, Any] | None] = TypeAdapter(dict[str, Any] | None)
 
 
 class ChainContract(Contract):
@@ -39,6 +44,7 @@ class ChainContract(Contract):
     title = "Model hook chains"
     result_view = "timeline"
     sample_schema = "chain_sample"
+    settings_key = CHAIN_SECTION
     new_sample_stem = "new-chain"
 
     def parse_sample(self, document: Any) -> ChainSample | list[Finding]:
@@ -62,6 +68,23 @@ class ChainContract(Contract):
     def outline(self, document: dict[str, Any]) -> list[Entry]:
         return chain_outline(document)
 
+    def parse_settings(self, value: Any) -> dict[str, Any] | list[Finding] | None:
+        # Only its shape when the file is read: the hooks are checked when a chain runs.
+        try:
+            return _SECTION.validate_python(value)
+        except ValidationError as exc:
+            return pydantic_findings(exc)
+
+    def settings_schema(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        from studio.core.chain.schemas import chain_config_schema, chain_hook_schema
+
+        section = {
+            "description": "the model hook chains; absent or null is the default (no user hooks)",
+            "anyOf": [{"$ref": "#/$defs/chain_config"}, {"type": "null"}],
+            "default": None,
+        }
+        return section, {"chain_config": chain_config_schema(), "chain_hook": chain_hook_schema()}
+
     def schemas(self) -> dict[str, dict[str, Any]]:
         from studio.core.chain.schemas import schemas
 
@@ -72,7 +95,8 @@ class ChainContract(Contract):
         if job.hook is not None:
             chain_value: Any = {"pre": [{"source": job.hook}], "post": []}
         else:
-            chain_value = job.settings.chain if job.settings.chain is not None else {}
+            section = job.settings.section(CHAIN_SECTION)
+            chain_value = section if section is not None else {}
         config = parse_chain_config(chain_value, base=("chain",))
         if isinstance(config, list):
             raise RunStopped(config_error(STUDIO_FILE, config))

@@ -46,3 +46,34 @@ def standalone(root: dict[str, Any], name: str, defs: dict[str, dict[str, Any]])
     if merged:
         document["$defs"] = merged
     return document
+
+
+def drop_titles(schema: Any) -> Any:
+    """A pydantic-generated schema without the titles it makes up from field names."""
+    if isinstance(schema, list):
+        return [drop_titles(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if key in ("properties", "$defs"):
+            out[key] = {name: drop_titles(sub) for name, sub in value.items()}
+        elif key == "default":
+            out[key] = value
+        else:
+            out[key] = drop_titles(value)
+    return out
+
+
+def inline_refs(schema: Any, defs: dict[str, Any]) -> Any:
+    """``schema`` with every local ``$ref`` into ``defs`` replaced by the definition."""
+    if isinstance(schema, list):
+        return [inline_refs(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return inline_refs(defs[ref.removeprefix("#/$defs/")], defs)
+    return {key: inline_refs(value, defs) for key, value in schema.items()}

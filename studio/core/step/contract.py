@@ -33,6 +33,7 @@ from studio.core.step.sample import (
     step_context,
     step_worker_payload,
 )
+from studio.core.step.settings import StepSettings, parse_step_settings
 from studio.core.turn_error import HookRef, TurnError, turn_error
 
 
@@ -50,6 +51,7 @@ class StepContract(Contract):
     title = "Step preparation"
     result_view = "amendment"
     sample_schema = "step_sample"
+    settings_key = "step"
     new_sample_stem = "new-step"
 
     def parse_sample(self, document: Any) -> StepSample | list[Finding]:
@@ -82,6 +84,14 @@ class StepContract(Contract):
 
         return schemas()
 
+    def parse_settings(self, value: Any) -> StepSettings | list[Finding] | None:
+        return parse_step_settings(value)
+
+    def settings_schema(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        from studio.core.step.schemas import step_settings_schema
+
+        return step_settings_schema(), {}
+
     def checks(self) -> list[HeadlessCheck]:
         return [
             HeadlessCheck(
@@ -94,7 +104,8 @@ class StepContract(Contract):
 
     async def run(self, job: RunJob, call_hook: CallHook) -> RunOutcome:
         parsed: StepSample = job.parsed
-        chosen = job.hook or (job.settings.step.source if job.settings.step else None)
+        section: StepSettings | None = job.settings.section(self.settings_key)
+        chosen = job.hook or (section.source if section else None)
         if not chosen:
             raise RunStopped(
                 turn_error(

@@ -9,7 +9,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from studio.core.json.schema_parts import COUNT, NON_EMPTY, closed, standalone
+from pydantic import TypeAdapter
+
+from studio.core.json.schema_parts import (
+    COUNT,
+    NON_EMPTY,
+    closed,
+    drop_titles,
+    inline_refs,
+    standalone,
+)
 from studio.core.json.values import MAX_SAFE_INTEGER
 from studio.core.step.baseline import (
     _BASELINE_KEYS,
@@ -36,6 +45,7 @@ from studio.core.step.sample_stats import (
     TOKEN_KEYS,
     USAGE_KEYS,
 )
+from studio.core.step.settings import StepSettings
 
 
 def _dotall(pattern: str) -> str:
@@ -406,3 +416,18 @@ def schemas() -> dict[str, dict[str, Any]]:
     }
     # Both documents hold the baseline, and small sub-schemas (a count, a name) recur.
     return copy.deepcopy(documents)
+
+
+def step_settings_schema() -> dict[str, Any]:
+    """The ``step`` section of the studio settings, derived from :class:`StepSettings`."""
+    generated = TypeAdapter(StepSettings | None).json_schema()
+    defs = generated.pop("$defs", {})
+    section: dict[str, Any] = drop_titles(inline_refs(generated, defs))
+    (step,) = (option for option in section["anyOf"] if option.get("type") == "object")
+    step["properties"]["source"]["description"] = (
+        "path[:function] of the step-preparation hook in the workspace; the function defaults "
+        "to main"
+    )
+    section["default"] = None
+    section["description"] = "the step-preparation hook"
+    return section

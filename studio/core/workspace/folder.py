@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from studio.core.findings import Finding
 from studio.core.json.files import JsonFileError, read_json_file
 from studio.core.pre_llm.config import loop_name_problem
-from studio.core.source_ref import lexical_path_problem, parse_source_ref
 
 AGENT_FILE = "agent.json"
 STUDIO_FILE = "hookstudio.json"
@@ -44,20 +43,6 @@ class LimitsSettings(BaseModel):
     result_mb: int = Field(256, ge=1, le=1 << 14, strict=True)
 
 
-class StepSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    source: str = Field(min_length=1, pattern=r"\S")
-
-    @field_validator("source")
-    @classmethod
-    def _inside_workspace(cls, source: str) -> str:
-        problem = lexical_path_problem(parse_source_ref(source.strip()).path)
-        if problem:
-            raise ValueError(problem)
-        return source.strip()
-
-
 class StudioSettings(BaseModel):
     """``hookstudio.json``: what the studio needs that the agent config does not say."""
 
@@ -68,8 +53,12 @@ class StudioSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: list[str] = Field(default_factory=list)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
-    step: StepSettings | None = None
-    chain: dict[str, Any] | None = None
+    # The sections the contracts own (``step``, ``chain``), each as its contract parsed it.
+    _sections: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def section(self, key: str) -> Any:
+        """A contract's section of the file, as its contract parsed it; None when absent."""
+        return self._sections.get(key)
 
     @field_validator("version", mode="before")
     @classmethod
@@ -79,8 +68,8 @@ class StudioSettings(BaseModel):
         return value
 
 
-def _pydantic_findings(exc: ValidationError) -> list[Finding]:
-    return [Finding(tuple(error["loc"]), error["msg"], "studio.settings") for error in exc.errors()]
+def pydantic_findings(exc: ValidationError, rule: str = "studio.settings") -> list[Finding]:
+    return [Finding(tuple(error["loc"]), error["msg"], rule) for error in exc.errors()]
 
 
 @dataclass(frozen=True)
@@ -162,10 +151,26 @@ class Workspace:
             raise WorkspaceFileError(
                 STUDIO_FILE, [Finding((), str(exc), "workspace.json")]
             ) from None
+        from studio.core.registry import CONTRACTS
+
+        owners = {c.settings_key: c for c in CONTRACTS.values() if c.settings_key is not None}
+        own = {k: v for k, v in raw.items() if k not in owners} if isinstance(raw, dict) else raw
+        found: list[Finding] = []
         try:
-            settings = StudioSettings.model_validate(raw)
+            settings = StudioSettings.model_validate(own)
         except ValidationError as exc:
-            raise WorkspaceFileError(STUDIO_FILE, _pydantic_findings(exc)) from None
+            found = pydantic_findings(exc)
+        sections: dict[str, Any] = {}
+        for key, contract in owners.items():
+            if isinstance(raw, dict) and key in raw:
+                section = contract.parse_settings(raw[key])
+                if isinstance(section, list):
+                    found += [f.under((key,)) for f in section]
+                else:
+                    sections[key] = section
+        if found:
+            raise WorkspaceFileError(STUDIO_FILE, found)
+        settings._sections.update(sections)
         bad = [
             Finding(("loops", i), problem, "studio.settings")
             for i, name in enumerate(settings.loops)
