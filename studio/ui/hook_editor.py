@@ -312,7 +312,7 @@ class HookEditor(QWidget):
             if len(finding.path) == 2 and finding.path[0] == "targets":
                 problems.setdefault(int(finding.path[1]), finding.message)
         self.targets_model.set_problems(problems)
-        fields = {f.path[0] for f in self.findings if f.path}
+        fields = {f.path[0] for f in errors(self.findings) if f.path}
         self.source.setStyleSheet(ERROR_STYLE if "source" in fields else "")
         self.timeout.setStyleSheet(ERROR_STYLE if "timeout_ms" in fields else "")
         self.targets.setStyleSheet(

@@ -107,6 +107,25 @@ def test_run_a_hook_and_read_the_diff(qtbot, window):
     assert window.results.run.diff_view.summary_label.text() == "system changed, tools −1"
 
 
+def test_a_source_the_studio_cannot_run_is_a_warning_and_still_saves(
+    qtbot, window, sample_workspace
+):
+    (sample_workspace / "lib" / "policy.ts").write_text("export function transform(p) {}\n")
+    editor = window.hook_editor
+    editor.source.selectAll()
+    qtbot.keyClicks(editor.source, "lib/policy.ts")
+    messages = [editor.findings_list.item(i).text() for i in range(editor.findings_list.count())]
+    assert any(m.startswith("⚠") and "'.ts' files" in m for m in messages), messages
+    assert "border" not in editor.source.styleSheet()
+    assert editor.save_button.isEnabled()
+    assert window.save()
+    assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.ts:transform"
+
+    window.sample_box.setCurrentText("support-ticket")
+    outcome = run_and_wait(qtbot, window)
+    assert outcome.turn_error.kind == "source_unsupported"
+
+
 def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_workspace):
     (sample_workspace / "lib" / "hang.py").write_text(
         "import time\ndef transform(payload):\n    time.sleep(60)\n"

@@ -218,16 +218,27 @@ def validate_draft(
     draft: HookDraft, language_problem: Callable[[str], str | None] | None = None
 ) -> list[Finding]:
     """Every problem with a draft at once, each with the field or row it belongs to.
-    ``language_problem`` says why no runtime runs a source path (None when one does)."""
+    ``language_problem`` says why no studio runtime runs a source path (None when one does)."""
     found: list[Finding] = []
     source = js_trim(draft.source)
     if not source:
         found.append(Finding(("source",), "Lambda source is empty", "targets.source"))
     else:
         path = parse_source_ref(source).path
-        problem = lexical_path_problem(path) or (language_problem and language_problem(path))
+        problem = lexical_path_problem(path)
         if problem:
             found.append(Finding(("source",), problem[0].upper() + problem[1:], "targets.source"))
+        elif language_problem is not None and (unrunnable := language_problem(path)):
+            # The agent's runtime may well run it: a warning, so a valid config still saves.
+            found.append(
+                Finding(
+                    ("source",),
+                    f"{unrunnable[0].upper()}{unrunnable[1:]}: the agent can use this hook, "
+                    "but the studio cannot run it",
+                    "targets.runtime",
+                    "warning",
+                )
+            )
 
     rows = draft.rows
     if not rows:

@@ -135,16 +135,19 @@ class TestKeepingTheFile:
 
 
 class TestDraftValidation:
-    def test_a_source_in_a_language_no_runtime_runs_is_a_finding_on_the_source(self):
+    def test_a_source_in_a_language_no_runtime_runs_is_a_warning_on_the_source(self):
         def language(path: str) -> str | None:
             return None if path.endswith(".py") else "the studio has no runtime for it"
 
         ts = draft(MAIN, source="lib/policy.ts:transform")
         assert validate_draft(ts) == []
-        assert [(f.pointer, f.message) for f in validate_draft(ts, language)] == [
-            ("/source", "The studio has no runtime for it")
-        ]
+        found = validate_draft(ts, language)
+        assert [(f.pointer, f.severity) for f in found] == [("/source", "warning")]
+        assert found[0].message.startswith("The studio has no runtime for it")
+        assert draft_to_config(ts)["source"] == "lib/policy.ts:transform"
         assert validate_draft(draft(MAIN), language) == []
+        outside = validate_draft(draft(MAIN, source="../x.ts"), language)
+        assert [(f.pointer, f.severity) for f in outside] == [("/source", "error")]
 
     def test_every_problem_is_listed_at_once(self):
         d = HookDraft(
