@@ -113,8 +113,11 @@ def check_messages(check: Check, req: dict[Any, Any], messages: list[Any]) -> No
                         content,
                     )
                     continue
-                ancestors = (req, messages, msg, content, block)
                 btype = block.get("type", MISSING)
+                # Most blocks are plain text blocks with nothing else in them: no call for those.
+                if btype == "text" and len(block) == 2 and type(block.get("text")) is str:
+                    continue
+                ancestors = (req, messages, msg, content, block)
                 checker = block_checks.get(btype) if type(btype) is str else None
                 if checker is None:
                     _unknown_type(check, ancestors, i, j, block, btype)
