@@ -65,7 +65,7 @@ def load_detail(store: RecordStore, run_id: str) -> RecordDetailData | None:
     if record is None:
         return None
     try:
-        outcome = rebuild_outcome(record.decision, record.payload)
+        outcome = rebuild_outcome(record.record, record.payload)
     except ValueError as exc:  # a record this version cannot read back: show what is there
         return RecordDetailData(record, None, f"the stored run cannot be read back ({exc})")
     return RecordDetailData(record, outcome)
@@ -143,8 +143,8 @@ class RecordDetail(QWidget):
         self._header.setText(self._header_html(data))
         self._cleared.setVisible(data.payload_cleared)
         stored = self.stored.model.value
-        if stored != data.record.decision:
-            self.stored.set_value(data.record.decision, expand=1)
+        if stored != data.record.record:
+            self.stored.set_value(data.record.record, expand=1)
         if data.outcome is not None:
             self.run.show_outcome(data.outcome, payload_cleared=data.payload_cleared)
         else:

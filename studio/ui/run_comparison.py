@@ -1,5 +1,6 @@
 """Runs side by side, the one comparer: a column per run (how it ended, what it changed, why it
-failed) and, below, their decision records field by field, the fields that differ highlighted
+failed) and, below, their content-free run records field by field (the contract's decision
+record under ``inspection``), the fields that differ highlighted
 (and, on request, the only ones shown). Run on every target compares the loops of one sample;
 the records view compares two stored runs."""
 
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.records.store import decision_record
+from studio.core.records.store import DECISION_KEY, run_record
 from studio.core.run_outcome import RunOutcome
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view
 from studio.ui.engine_bridge import Job
@@ -215,8 +216,8 @@ class RunComparison(QWidget):
         return tuple(column.outcome.run_id for column in self.columns)
 
     def differing_fields(self) -> list[str]:
-        """The dotted paths of the decision record fields whose values differ
-        (``tools.after`` of the decision record)."""
+        """The dotted paths of the run record fields whose values differ
+        (``inspection.tools.after`` is ``tools.after`` of the decision record)."""
         return list(self._differences)
 
     # ---- what each run changed --------------------------------------------------------------
@@ -248,10 +249,10 @@ class RunComparison(QWidget):
         self._waiting.discard(column)
         column.set_summary(text)
 
-    # ---- the decision records, field by field -----------------------------------------------
+    # ---- the run records, field by field -----------------------------------------------
     def _show_fields(self, runs: Sequence[tuple[str, RunOutcome]]) -> None:
         self._differences = []
-        records = [decision_record(outcome) for _, outcome in runs]
+        records = [run_record(outcome) for _, outcome in runs]
         tree = self.tree
         tree.setUpdatesEnabled(False)
         tree.clear()
@@ -269,9 +270,9 @@ class RunComparison(QWidget):
         tree.setUpdatesEnabled(True)
         count = len(self._differences)
         self.fields_title.setText(
-            f"Decision records, field by field: {count} field{'s' if count != 1 else ''} differ"
+            f"Run records, field by field: {count} field{'s' if count != 1 else ''} differ"
             if count
-            else "Decision records, field by field: the same"
+            else "Run records, field by field: the same"
         )
 
     def _add(
@@ -279,6 +280,8 @@ class RunComparison(QWidget):
     ) -> bool:
         item = QTreeWidgetItem([key, *map(_cell_text, values)])
         item.setData(0, PATH_ROLE, ".".join(path))
+        if path == (DECISION_KEY,):
+            item.setToolTip(0, "The decision record: what the hook decided, without content")
         for column, value in enumerate(values, 1):
             item.setToolTip(column, _cell_text(value))
         parent.addChild(item)

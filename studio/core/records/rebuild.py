@@ -1,6 +1,6 @@
 """A stored run as a ``RunOutcome`` again, so that it is shown by the same views as a live run.
 
-The store keeps a run in two parts: its content-free decision record and its payload, which
+The store keeps a run in two parts: its content-free run record and its payload, which
 the user may clear. With the payload, the rebuilt outcome is the one that was stored. Without
 it, what the run carried is gone: input, result and what the hook returned are ``None``, the
 output is empty, the chain's returned values are ``None``, and the turn error says its kind's
@@ -27,23 +27,23 @@ _DECISION_FIELDS = (
 )
 
 
-def rebuild_outcome(decision: dict[str, Any], payload: dict[str, Any] | None) -> RunOutcome:
-    """The run of a stored decision record and its payload (``None`` once cleared).
+def rebuild_outcome(record: dict[str, Any], payload: dict[str, Any] | None) -> RunOutcome:
+    """The run of a stored run record and its payload (``None`` once cleared).
 
     Raises ``ValueError`` (a pydantic ``ValidationError``) when the stored values do not make
     an outcome this version knows."""
     kept = payload or {}
     chain = []
     values = kept.get("chain") or []
-    for index, step in enumerate(decision.get("chain") or []):
+    for index, step in enumerate(record.get("chain") or []):
         chain.append({**step, **(values[index] if index < len(values) else {})})
-    fields: dict[str, Any] = {key: decision.get(key) for key in _DECISION_FIELDS}
+    fields: dict[str, Any] = {key: record.get(key) for key in _DECISION_FIELDS}
     fields.update(
-        decision_record=decision.get("inspection") or {},
-        warnings=decision.get("warnings") or [],
-        stdout_truncated=bool(decision.get("stdout_truncated")),
-        stderr_truncated=bool(decision.get("stderr_truncated")),
-        turn_error=_turn_error(decision, payload),
+        decision_record=record.get("inspection") or {},
+        warnings=record.get("warnings") or [],
+        stdout_truncated=bool(record.get("stdout_truncated")),
+        stderr_truncated=bool(record.get("stderr_truncated")),
+        turn_error=_turn_error(record, payload),
         chain=chain,
     )
     if payload is not None:
@@ -57,10 +57,10 @@ def rebuild_outcome(decision: dict[str, Any], payload: dict[str, Any] | None) ->
     return RunOutcome.model_validate(fields)
 
 
-def _turn_error(decision: dict[str, Any], payload: dict[str, Any] | None) -> Any:
+def _turn_error(record: dict[str, Any], payload: dict[str, Any] | None) -> Any:
     if payload is not None and payload.get("turn_error") is not None:
         return payload["turn_error"]
-    stored = decision.get("turn_error")
+    stored = record.get("turn_error")
     if stored is None:
         return None
     return {**stored, "message": KIND_TITLES.get(stored["kind"], "Turn error")}

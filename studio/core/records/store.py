@@ -2,12 +2,12 @@
 
 ``<workspace>/.hookstudio/records.sqlite3``, in WAL mode, holds two tables kept apart:
 
-- ``decisions``: the content-free decision record of each run (who ran, on what, how it ended,
-  the decision record, the effective change, warnings, the chain timeline, and a copy of the
-  turn error without its message, stderr tail, details or traceback code lines). Rows are never
-  removed by the studio.
+- ``decisions``: the content-free run record of each run (who ran, on what, how it ended, the
+  contract's decision record, the effective change, warnings, the chain timeline, and a copy of
+  the turn error without its message, stderr tail, details or traceback code lines). Rows are
+  never removed by the studio.
 - ``payloads``: what the run carried (the input, the result, stdout, stderr, the full turn error,
-  the values each chain hook returned and printed). The user may clear them; the decision rows
+  the values each chain hook returned and printed). The user may clear them; the run records
   survive, and the space the payloads took is reused by later runs (no VACUUM).
 
 The schema version is ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as ours.
@@ -131,7 +131,7 @@ _HAS_PAYLOAD = "EXISTS (SELECT 1 FROM payloads p WHERE p.seq = d.seq)"
 
 
 class RecordSummary(BaseModel):
-    """One row of the record list: the decision columns, and whether the payload is still kept."""
+    """One row of the record list: the run record's columns, and whether the payload is kept."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -163,13 +163,13 @@ class RecordSummary(BaseModel):
 
 
 class StoredRecord(BaseModel):
-    """A stored run: its summary, its content-free decision record, its payload (``None`` once
+    """A stored run: its summary, its content-free run record, its payload (``None`` once
     cleared)."""
 
     model_config = ConfigDict(frozen=True)
 
     summary: RecordSummary
-    decision: dict[str, Any]
+    record: dict[str, Any]
     payload: dict[str, Any] | None = None
 
     @property
@@ -177,12 +177,12 @@ class StoredRecord(BaseModel):
         return self.summary.run_id
 
     def to_json(self) -> dict[str, Any]:
-        """The export shape: the decision record, with ``payload`` (``null`` once cleared)."""
-        return {**self.decision, "payload": self.payload}
+        """The export shape: the run record, with ``payload`` (``null`` once cleared)."""
+        return {**self.record, "payload": self.payload}
 
     def outcome(self) -> RunOutcome:
         """The run as a ``RunOutcome`` again (see :mod:`studio.core.records.rebuild`)."""
-        return rebuild_outcome(self.decision, self.payload)
+        return rebuild_outcome(self.record, self.payload)
 
 
 def content_free_turn_error(error: TurnError) -> dict[str, Any]:
@@ -207,8 +207,13 @@ def content_free_turn_error(error: TurnError) -> dict[str, Any]:
 _CHAIN_PAYLOAD_FIELDS = {"returned", "stdout", "stderr"}
 
 
-def decision_record(outcome: RunOutcome) -> dict[str, Any]:
-    """The content-free decision record of ``outcome``, as stored and exported."""
+DECISION_KEY = "inspection"
+"""Where a run record keeps the contract's decision record (as ``hook-studio run --json`` does)."""
+
+
+def run_record(outcome: RunOutcome) -> dict[str, Any]:
+    """The content-free run record of ``outcome``, as stored and exported: who ran, on what, how
+    it ended, and the contract's decision record (under ``inspection``)."""
     return {
         "run_id": outcome.run_id,
         "started_at": outcome.started_at,
@@ -219,7 +224,7 @@ def decision_record(outcome: RunOutcome) -> dict[str, Any]:
         "loop": outcome.loop,
         "hook": outcome.hook.model_dump(mode="json") if outcome.hook else None,
         "duration_ms": outcome.duration_ms,
-        "inspection": _plain(outcome.decision_record),
+        DECISION_KEY: _plain(outcome.decision_record),
         "effective": _plain(outcome.effective),
         "turn_error": content_free_turn_error(outcome.turn_error) if outcome.turn_error else None,
         "warnings": _plain(outcome.warnings),
@@ -445,26 +450,26 @@ class RecordStore:
     # writing
 
     def add(self, outcome: RunOutcome) -> None:
-        """Store ``outcome``: its decision record and its payload, in one transaction."""
-        decision = decision_record(outcome)
+        """Store ``outcome``: its run record and its payload, in one transaction."""
+        record = run_record(outcome)
         hook = outcome.hook
         row = (
             outcome.run_id,
             outcome.started_at,
             outcome.contract,
             outcome.status,
-            decision["error_kind"],
+            record["error_kind"],
             hook.source if hook else None,
             hook.function if hook else None,
             outcome.loop,
             outcome.sample,
             outcome.duration_ms,
-            _dumps(decision["hook"]) if hook else None,
-            _dumps(decision["inspection"]),
-            None if outcome.effective is None else _dumps(decision["effective"]),
-            None if outcome.turn_error is None else _dumps(decision["turn_error"]),
-            _dumps(decision["warnings"]),
-            _dumps(decision["chain"]),
+            _dumps(record["hook"]) if hook else None,
+            _dumps(record["inspection"]),
+            None if outcome.effective is None else _dumps(record["effective"]),
+            None if outcome.turn_error is None else _dumps(record["turn_error"]),
+            _dumps(record["warnings"]),
+            _dumps(record["chain"]),
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
@@ -482,7 +487,7 @@ class RecordStore:
             db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
 
     def clear_payloads(self, run_ids: Iterable[str] | None = None) -> int:
-        """Forget the payloads of ``run_ids`` (all when ``None``); the decision rows stay.
+        """Forget the payloads of ``run_ids`` (all when ``None``); the run records stay.
 
         Returns how many payloads were cleared. The cleared content is overwritten in the file
         (secure delete) and its pages are reused by later runs; the file does not shrink.
@@ -587,7 +592,7 @@ class RecordStore:
 
     def export_jsonl(self, run_ids: Iterable[str] | None, stream: IO[str]) -> int:
         """Write one JSON object per line for each of ``run_ids`` that is stored (in that order;
-        all runs newest first when ``None``): the decision record and ``payload`` (``null`` once
+        all runs newest first when ``None``): the run record and ``payload`` (``null`` once
         cleared). Returns the number of lines written."""
         ids = [s.run_id for s in self.list()] if run_ids is None else list(run_ids)
         written = 0
@@ -621,7 +626,7 @@ class RecordStore:
                 f"{self.path}: the record of run {summary.run_id} is malformed ({exc})"
             ) from None
         columns = dict(zip(_DECISION_JSON_COLUMNS, values, strict=True))
-        decision = {
+        record = {
             "run_id": summary.run_id,
             "started_at": summary.started_at,
             "contract": summary.contract,
@@ -639,7 +644,7 @@ class RecordStore:
             "stdout_truncated": bool(rest[len(_DECISION_JSON_COLUMNS)]),
             "stderr_truncated": bool(rest[len(_DECISION_JSON_COLUMNS) + 1]),
         }
-        return StoredRecord(summary=summary, decision=decision, payload=payload)
+        return StoredRecord(summary=summary, record=record, payload=payload)
 
 
 # --- presentation ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from studio.core.records.rebuild import rebuild_outcome
-from studio.core.records.store import RecordStore, decision_record
+from studio.core.records.store import RecordStore, run_record
 from studio.core.run_outcome import ChainStep, RunOutcome
 from studio.core.turn_error import KIND_TITLES, ExitStatus, Frame, HookRef, turn_error
 
@@ -164,7 +164,7 @@ def test_a_stored_run_rebuilds_the_outcome_that_was_stored(
     store.add(run)
     stored = store.get(run.run_id)
     assert stored is not None
-    assert rebuild_outcome(stored.decision, stored.payload) == run
+    assert rebuild_outcome(stored.record, stored.payload) == run
 
 
 @pytest.mark.parametrize("make", RUNS.values(), ids=RUNS.keys())
@@ -177,9 +177,9 @@ def test_a_cleared_run_rebuilds_all_but_what_it_carried(
     stored = store.get(run.run_id)
     assert stored is not None and stored.payload is None
 
-    rebuilt = rebuild_outcome(stored.decision, stored.payload)
+    rebuilt = rebuild_outcome(stored.record, stored.payload)
 
-    assert decision_record(rebuilt) == decision_record(run) == stored.decision
+    assert run_record(rebuilt) == run_record(run) == stored.record
     assert CARRIED not in rebuilt.model_dump_json()
     assert (rebuilt.input, rebuilt.result, rebuilt.rejected) == (None, None, None)
     assert (rebuilt.stdout, rebuilt.stderr) == ("", "")
@@ -204,4 +204,4 @@ def test_a_record_this_version_cannot_read_is_a_value_error(store: RecordStore) 
     stored = store.get(run.run_id)
     assert stored is not None
     with pytest.raises(ValueError):
-        rebuild_outcome({**stored.decision, "status": "half-done"}, stored.payload)
+        rebuild_outcome({**stored.record, "status": "half-done"}, stored.payload)

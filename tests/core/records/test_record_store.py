@@ -23,8 +23,8 @@ from studio.core.records.store import (
     RecordStore,
     RecordStoreError,
     RecordSummary,
-    decision_record,
     format_records_table,
+    run_record,
     store_path,
 )
 from studio.core.run_outcome import ChainStep, RunOutcome
@@ -189,8 +189,8 @@ class TestRoundTrip:
             duration_ms=4.25,
             has_payload=True,
         )
-        assert stored.decision == decision_record(run)
-        assert stored.decision["inspection"] == run.decision_record
+        assert stored.record == run_record(run)
+        assert stored.record["inspection"] == run.decision_record
         assert stored.payload["input"] == run.input
         assert stored.payload["result"] == run.result
         assert stored.payload["stdout"] == run.stdout
@@ -200,8 +200,8 @@ class TestRoundTrip:
         run = failed_run()
         store.add(run)
         stored = store.get(run.run_id)
-        assert SECRET not in json.dumps(stored.decision)
-        error = stored.decision["turn_error"]
+        assert SECRET not in json.dumps(stored.record)
+        error = stored.record["turn_error"]
         assert error == {
             "label": "Turn error",
             "kind": "exception",
@@ -222,13 +222,13 @@ class TestRoundTrip:
         run = chain_run()
         store.add(run)
         stored = store.get(run.run_id)
-        assert SECRET not in json.dumps(stored.decision)
-        assert [step["hook"] for step in stored.decision["chain"]] == [
+        assert SECRET not in json.dumps(stored.record)
+        assert [step["hook"] for step in stored.record["chain"]] == [
             "redact",
             "hooks/post.py:check",
         ]
-        assert stored.decision["chain"][1]["stopped"] == "retry"
-        assert "returned" not in stored.decision["chain"][0]
+        assert stored.record["chain"][1]["stopped"] == "retry"
+        assert "returned" not in stored.record["chain"][0]
         assert stored.payload["chain"][0]["returned"] == {"messages": [SECRET]}
         assert stored.summary.hook_label is None
         assert stored.outcome() == run
@@ -240,7 +240,7 @@ class TestRoundTrip:
         store.add(run)
         stored = store.get(run.run_id)
         assert stored.payload["result"] == {"score": None, "tags": ["a"]}
-        assert stored.decision["inspection"] == {"x": None}
+        assert stored.record["inspection"] == {"x": None}
 
     def test_an_unknown_run_is_none(self, store):
         assert store.get("nope") is None
@@ -322,7 +322,7 @@ class TestPayloads:
         assert summaries[runs[1].run_id].has_payload
         cleared = store.get(runs[0].run_id)
         assert cleared.payload is None
-        assert cleared.decision == decision_record(runs[0])
+        assert cleared.record == run_record(runs[0])
         assert store.get(runs[1].run_id).payload is not None
 
     def test_a_cleared_run_is_still_an_outcome_without_content(self, store):
@@ -595,7 +595,7 @@ class TestExport:
         assert lines[1]["payload"] is None
         assert lines[1]["turn_error"]["kind"] == "exception"
         assert lines[2]["payload"]["input"] == a.input
-        assert {k: v for k, v in lines[2].items() if k != "payload"} == decision_record(a)
+        assert {k: v for k, v in lines[2].items() if k != "payload"} == run_record(a)
 
     def test_chosen_runs_in_the_order_given(self, store):
         a, b = ok_run(started_at=1.0), ok_run(started_at=2.0)
