@@ -69,7 +69,7 @@ def _records_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jsonl",
         action="store_true",
-        help="one JSON object per line: the decision record, with its payload (null once cleared)",
+        help="one JSON object per line: the run record, with its payload (null once cleared)",
     )
 
 
