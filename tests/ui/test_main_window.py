@@ -289,3 +289,24 @@ def test_a_draft_with_problems_is_not_run(window):
     window.hook_editor._on_add_target()
     assert window.run_selected() is None
     assert "problems" in window.statusBar().currentMessage()
+
+
+def test_run_and_cancel_from_the_keyboard(qtbot, window, sample_workspace):
+    (sample_workspace / "lib" / "hang.py").write_text(
+        "import time\ndef transform(payload):\n    time.sleep(60)\n"
+    )
+    window.sample_box.setCurrentText("support-ticket")
+    window.activateWindow()
+    window.sample_box.setFocus()
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        qtbot.keyClick(window.sample_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert finished.args[0].status == "ok"
+
+    editor = window.hook_editor
+    editor.source.selectAll()
+    qtbot.keyClicks(editor.source, "lib/hang.py")
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        qtbot.keyClick(window.sample_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: bool(window.bridge.running) and window.cancel_action.isEnabled())
+        qtbot.keyClick(window.sample_box, Qt.Key.Key_Escape)
+    assert finished.args[0].turn_error.kind == "cancelled"
