@@ -79,6 +79,9 @@ class HookReply:
     stderr_truncated: bool = False
     duration_ms: float = 0.0
     value_sha256: str | None = None
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    """What the runtime noticed about the call without failing it (``path``, ``message``), as
+    :attr:`RunOutcome.warnings` holds them."""
 
     def output_fields(self, hook: HookRef) -> OutputFields:
         """The RunOutcome fields that say what the worker printed and which hook it ran."""

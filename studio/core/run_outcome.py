@@ -70,6 +70,7 @@ class RunOutcome(BaseModel):
             "turn_error": self.turn_error.to_json() if self.turn_error else None,
             "stdout": self.stdout,
             "stderr": self.stderr,
+            "warnings": self.warnings,
             "duration_ms": round(self.duration_ms, 3),
         }
 

@@ -31,7 +31,8 @@ def describe_outcome(outcome: RunOutcome) -> str:
         if error.path:
             lines.append(f"  at {error.path}")
         for frame in error.traceback:
-            lines.append(f"  {frame.file}:{frame.line} in {frame.function}")
+            column = f":{frame.column}" if frame.column else ""
+            lines.append(f"  {frame.file}:{frame.line}{column} in {frame.function}")
             if frame.code:
                 lines.append(f"      {frame.code}")
         if error.exit and (error.exit.code is not None or error.exit.signal):

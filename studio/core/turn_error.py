@@ -79,6 +79,7 @@ class Frame(BaseModel):
     line: int
     function: str
     code: str | None = None
+    column: int | None = None
 
 
 class ExitStatus(BaseModel):

@@ -25,6 +25,8 @@ class HookRuntime(ABC):
 
     name: ClassVar[str]
     extensions: ClassVar[tuple[str, ...]]
+    refused: ClassVar[dict[str, str]] = {}
+    """Extensions of this language that it will not run, with the reason in the user's words."""
 
     def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
         self.root = root

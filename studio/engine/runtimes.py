@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.engine.hook_runtime import HookRuntime
+from studio.engine.node_runtime import NodeRuntime
 from studio.engine.python_runtime import PythonRuntime
 
-RUNTIMES: tuple[type[HookRuntime], ...] = (PythonRuntime,)
+RUNTIMES: tuple[type[HookRuntime], ...] = (PythonRuntime, NodeRuntime)
 
 
 def runtime_for(path: str) -> type[HookRuntime] | None:
@@ -24,5 +25,8 @@ def unrunnable_problem(path: str) -> str | None:
     if runtime_for(path) is not None:
         return None
     suffix = Path(path).suffix
+    for runtime in RUNTIMES:
+        if suffix in runtime.refused:
+            return runtime.refused[suffix]
     what = f"'{suffix}' files" if suffix else "a file without an extension"
     return f"the studio has no runtime for {what}; it runs {', '.join(runnable_extensions())}"

@@ -20,7 +20,7 @@ def text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def _size(limit: int) -> str:
+def size_text(limit: int) -> str:
     if limit >= 1 << 20 and limit % (1 << 20) == 0:
         return f"{limit >> 20} MiB"
     if limit >= 1 << 10 and limit % (1 << 10) == 0:
@@ -72,7 +72,7 @@ def read_worker(
         limit = result_limit if stream == "result" else output_limit
         reading.error = turn_error(
             "output_limit",
-            f"{fn} wrote more than {_size(limit)} to its {stream}; the worker was stopped",
+            f"{fn} wrote more than {size_text(limit)} to its {stream}; the worker was stopped",
             details={"stream": stream, "limit_bytes": limit},
             **common,
         )

@@ -38,6 +38,7 @@ def test_run_json_ok(workspace):
         "turn_error",
         "stdout",
         "stderr",
+        "warnings",
         "duration_ms",
     }
     assert result["status"] == "ok" and result["turn_error"] is None

@@ -40,7 +40,7 @@ def test_an_invalid_pre_llm_sample_fails_before_the_hook_runs(workspace, runner)
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("source", ["lib/policy.ts:transform", "lib/policy.rb", "lib/policy"])
+@pytest.mark.parametrize("source", ["lib/policy.lua:transform", "lib/policy.rb", "lib/policy"])
 def test_a_source_no_runtime_runs_is_a_turn_error_that_says_so(workspace, runner, source):
     write(workspace.root / source.split(":")[0], "export function transform(x) { return x }\n")
     outcome = runner.run(hook=source)
@@ -120,9 +120,9 @@ def test_the_runtimes_name_what_they_run_and_list_functions(tmp_path):
     hook = tmp_path / "a.py"
     hook.write_text("def first(p):\n    return p\n\nasync def second(p):\n    return p\n")
     assert [f.name for f in python.functions(hook)] == ["first", "second"]
-    assert runtime_for("lib/a.ts") is None
+    assert runtime_for("lib/a.rb") is None
     assert unrunnable_problem("lib/a.py") is None
-    assert "'.ts' files" in unrunnable_problem("lib/a.ts")
+    assert "'.rb' files" in unrunnable_problem("lib/a.rb")
 
 
 def test_the_workspace_lists_the_sources_of_the_given_languages(workspace):

@@ -110,16 +110,16 @@ def test_run_a_hook_and_read_the_diff(qtbot, window):
 def test_a_source_the_studio_cannot_run_is_a_warning_and_still_saves(
     qtbot, window, sample_workspace
 ):
-    (sample_workspace / "lib" / "policy.ts").write_text("export function transform(p) {}\n")
+    (sample_workspace / "lib" / "policy.rb").write_text("def transform(p) p end\n")
     editor = window.hook_editor
     editor.source.selectAll()
-    qtbot.keyClicks(editor.source, "lib/policy.ts")
+    qtbot.keyClicks(editor.source, "lib/policy.rb")
     messages = [editor.findings_list.item(i).text() for i in range(editor.findings_list.count())]
-    assert any(m.startswith("⚠") and "'.ts' files" in m for m in messages), messages
+    assert any(m.startswith("⚠") and "'.rb' files" in m for m in messages), messages
     assert "border" not in editor.source.styleSheet()
     assert editor.save_button.isEnabled()
     assert window.save()
-    assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.ts:transform"
+    assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.rb:transform"
 
     window.sample_box.setCurrentText("support-ticket")
     outcome = run_and_wait(qtbot, window)

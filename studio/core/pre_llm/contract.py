@@ -149,6 +149,7 @@ class PreLlmContract(Contract):
                 decision_record=pre_llm_decision_record(
                     request, None, loop=loop, applied=True, in_pieces=job.in_pieces
                 ),
+                warnings=list(reply.warnings),
                 **base,
                 **output,
             )
@@ -164,7 +165,10 @@ class PreLlmContract(Contract):
                 returned_hash=reply.value_sha256,
                 in_pieces=job.in_pieces,
             ),
-            warnings=[f.to_json() for f in presented_not_enabled(request.get("tools"), returned)],
+            warnings=[
+                *reply.warnings,
+                *(f.to_json() for f in presented_not_enabled(request.get("tools"), returned)),
+            ],
             **base,
             **output,
         )

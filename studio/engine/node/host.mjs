@@ -1,0 +1,318 @@
+// The Node host of one workspace. It reads call frames from the studio on stdin and answers
+// each with one frame on stdout. Every call runs in a Worker of its own, created for that call
+// and terminated after it, so nothing a hook leaves behind reaches the next call.
+//
+// A frame is a 4-byte header length, an 8-byte body length (both big-endian), the header
+// (JSON) and the body (raw bytes: the hook's input, or the text of its result).
+
+import { createHash } from 'node:crypto';
+import { stripTypeScriptTypes } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+const WORKER = new URL('./worker.mjs', import.meta.url);
+const HARD_STOP_GRACE_MS = 2000;
+const transpiles = new Map();
+const TRANSPILE_CACHE_SIZE = 64;
+const calls = new Map();
+
+// ---- frames ----------------------------------------------------------------------------
+
+function send(header, body = Buffer.alloc(0)) {
+  const head = Buffer.from(JSON.stringify(header), 'utf8');
+  const lengths = Buffer.alloc(12);
+  lengths.writeUInt32BE(head.length, 0);
+  lengths.writeBigUInt64BE(BigInt(body.length), 4);
+  process.stdout.write(Buffer.concat([lengths, head]));
+  if (body.length) process.stdout.write(body);
+}
+
+let pending = [];
+let pendingSize = 0;
+
+function take(size) {
+  const joined = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingSize);
+  const out = joined.subarray(0, size);
+  const rest = joined.subarray(size);
+  pending = rest.length ? [rest] : [];
+  pendingSize = rest.length;
+  return out;
+}
+
+let wanted = null;
+
+process.stdin.on('data', (chunk) => {
+  pending.push(chunk);
+  pendingSize += chunk.length;
+  for (;;) {
+    if (wanted === null) {
+      if (pendingSize < 12) return;
+      const lengths = take(12);
+      wanted = { head: lengths.readUInt32BE(0), body: Number(lengths.readBigUInt64BE(4)) };
+    }
+    if (pendingSize < wanted.head + wanted.body) return;
+    const header = JSON.parse(take(wanted.head).toString('utf8'));
+    const body = Buffer.from(take(wanted.body));
+    wanted = null;
+    onFrame(header, body);
+  }
+});
+// The studio closing the pipe is the order to stop; running Workers end with the process.
+process.stdin.on('end', () => process.exit(0));
+
+function onFrame(header, body) {
+  if (header.op === 'call') startCall(header, body);
+  else if (header.op === 'cancel') calls.get(header.id)?.stop('cancelled', 'Execution cancelled');
+}
+
+// ---- building the script ---------------------------------------------------------------
+
+function transpile(path, text) {
+  const key = createHash('sha256').update(text).digest('hex');
+  let done = transpiles.get(key);
+  if (done === undefined) {
+    try {
+      const code = stripTypeScriptTypes(text, { mode: 'transform', sourceMap: true, sourceUrl: path });
+      const at = code.lastIndexOf('\n//# sourceMappingURL=data:application/json;base64,');
+      const map =
+        at < 0 ? null : Buffer.from(code.slice(at).split('base64,')[1], 'base64').toString();
+      done = { code: at < 0 ? code : code.slice(0, at), map };
+    } catch (err) {
+      const message = String(err?.message ?? err);
+      done = { error: `Transpilation failed for "${path}": ${message}`, message, at: where(err, path) };
+    }
+    if (transpiles.size >= TRANSPILE_CACHE_SIZE) transpiles.delete(transpiles.keys().next().value);
+    transpiles.set(key, done);
+  }
+  return done;
+}
+
+// The position of a type-stripping error: its stack starts "<path>:<line>", then the source
+// lines around it, the caret under the offending column.
+function where(err, path) {
+  const lines = String(err?.stack ?? '').split('\n');
+  const m = /:(\d+)$/.exec(lines[0] ?? '');
+  if (!m || !lines[0].startsWith(path)) return null;
+  const caret = lines.findIndex((l) => /^\s*\^+\s*$/.test(l));
+  return {
+    line: Number(m[1]),
+    column: caret > 0 ? lines[caret].indexOf('^') + 1 : null,
+  };
+}
+
+// The reference's rewrite of ES module syntax into the script body, as regexes over the text.
+// A replacement keeps the newlines it swallows, so every line stays where the user wrote it.
+const keepLines = (match, text) => text + '\n'.repeat((match.match(/\n/g) ?? []).length);
+const REWRITES = [
+  [
+    /import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]\s*;?/g,
+    (m, names, mod) =>
+      keepLines(
+        m,
+        `const {${names.replace(/\s+as\s+/g, ': ').replace(/\s+/g, ' ')}} = await __require('${mod}');`,
+      ),
+  ],
+  [
+    /import\s*\*\s*as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
+    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
+  ],
+  [
+    /import\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
+    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
+  ],
+  [/^[ \t]*export\s*\{[^}]*\}(\s*from\s*['"][^'"]+['"])?[ \t]*;?/gm, (m) => keepLines(m, '')],
+  [/\bexport\s+default\s+/g, () => ''],
+  [/\bexport\s+(?=(async\s+function|function|const|let|var|class)\b)/g, () => ''],
+];
+
+export function rewrite(text) {
+  return REWRITES.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text);
+}
+
+// Where the rewrite changed the input: the JSON paths of the values the hook gets altered.
+function alteredPaths(before, after, path = '', out = []) {
+  if (out.length >= 20) return out;
+  if (typeof before !== typeof after || Array.isArray(before) !== Array.isArray(after)) {
+    out.push(path);
+  } else if (before !== null && typeof before === 'object') {
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after ?? {})])) {
+      const part = Array.isArray(before) ? key : key.replace(/~/g, '~0').replace(/\//g, '~1');
+      alteredPaths(before[key], after?.[key], `${path}/${part}`, out);
+    }
+  } else if (before !== after) {
+    out.push(path);
+  }
+  return out;
+}
+
+function inputWarnings(input, altered) {
+  if (altered === input) return [];
+  const note =
+    "ADF rewrites import and export statements over the whole script, the inline input included, so this value reaches the hook altered";
+  let paths;
+  try {
+    paths = alteredPaths(JSON.parse(input), JSON.parse(altered));
+  } catch {
+    paths = [''];
+  }
+  return paths.map((path) => ({ path, message: `${note}` }));
+}
+
+function build(header, input) {
+  const { path, fn } = header;
+  let code = header.source;
+  let map = null;
+  if (/\.m?ts$/.test(path)) {
+    const done = transpile(path, code);
+    if (done.error) return done;
+    ({ code, map } = done);
+  }
+  const inputText = input.toString('utf8');
+  const alteredInput = rewrite(inputText);
+  const script = rewrite(code);
+  const body =
+    script +
+    `\n;if (typeof ${fn} !== 'function') throw new Error(${JSON.stringify(`Function "${fn}" not found in "${path}".`)});` +
+    `\nreturn await ${fn}(${alteredInput});\n`;
+  const codeLines = script.split('\n').length;
+  return { body, map, codeLines, warnings: inputWarnings(inputText, alteredInput) };
+}
+
+// ---- one call --------------------------------------------------------------------------
+
+function startCall(header, input) {
+  const started = performance.now();
+  const { id, timeout_ms: timeoutMs, output_bytes: outputLimit } = header;
+  const out = { stdout: [], stderr: [], sizes: { stdout: 0, stderr: 0 }, truncated: {} };
+  let worker = null;
+  let hardStop = null;
+  let settled = false;
+
+  const finish = (reply, body) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(hardStop);
+    calls.delete(id);
+    if (worker) worker.terminate().catch(() => {});
+    send(
+      {
+        id,
+        ...reply,
+        stdout: out.stdout.join(''),
+        stderr: out.stderr.join(''),
+        stdout_truncated: !!out.truncated.stdout,
+        stderr_truncated: !!out.truncated.stderr,
+        duration_ms: performance.now() - started,
+      },
+      body,
+    );
+  };
+  const stop = (kind, message, details = {}) =>
+    finish({ status: 'error', kind, message, details });
+  calls.set(id, { stop });
+
+  const built = build(header, input);
+  if (built.error) {
+    const at = built.at;
+    const code = at ? header.source.split('\n')[at.line - 1]?.trim() || null : null;
+    const place = at ? ` at line ${at.line}${at.column ? `, column ${at.column}` : ''}` : '';
+    stop('load_failed', `${header.path} has a syntax error${place}: ${built.message}`, {
+      frames: at
+        ? [{ file: header.path, line: at.line, column: at.column, function: '<script>', code }]
+        : [],
+      exception: 'SyntaxError',
+      adf_message: `could not load "${header.path}" (${built.error})`,
+    });
+    return;
+  }
+  try {
+    const mb = Math.max(16, Math.floor(header.memory_bytes / (1 << 20)));
+    worker = new Worker(WORKER, {
+      workerData: {
+        body: built.body,
+        map: built.map,
+        codeLines: built.codeLines,
+        source: header.source,
+        path: header.path,
+        fn: header.fn,
+        timeoutMs,
+        outputLimit,
+        resultLimit: header.result_bytes,
+      },
+      resourceLimits: { maxOldGenerationSizeMb: mb, maxYoungGenerationSizeMb: Math.min(64, mb) },
+      env: {},
+      stdout: true,
+      stderr: true,
+      stdin: false,
+      execArgv: [],
+    });
+  } catch (err) {
+    stop('engine_failed', `the Node host could not start a worker: ${err?.message ?? err}`);
+    return;
+  }
+  // Inside the call a timer fails it at N ms; only terminating the Worker stops a CPU-bound
+  // loop, and the reference does that at N + 2000 ms.
+  hardStop = setTimeout(
+    () =>
+      stop(
+        'timeout',
+        `Execution timed out after ${timeoutMs}ms; the hook never yielded, so its worker was ` +
+          `terminated at ${timeoutMs + HARD_STOP_GRACE_MS} ms, as the reference does`,
+        {
+          stopped_at_ms: timeoutMs + HARD_STOP_GRACE_MS,
+          adf_message: `Execution timed out after ${timeoutMs}ms`,
+        },
+      ),
+    timeoutMs + HARD_STOP_GRACE_MS,
+  );
+  // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
+  worker.stdout.on('data', (d) => capture('stdout', d.toString('utf8')));
+  worker.stderr.on('data', (d) => capture('stderr', d.toString('utf8')));
+
+  function capture(stream, text) {
+    if (out.truncated[stream]) return;
+    const size = Buffer.byteLength(text);
+    const room = outputLimit - out.sizes[stream];
+    if (size > room) {
+      out[stream].push(Buffer.from(text).subarray(0, Math.max(0, room)).toString('utf8'));
+      out.sizes[stream] = outputLimit;
+      out.truncated[stream] = true;
+      stop('output_limit', `wrote more than the output limit to its ${stream}`, {
+        stream,
+        limit_bytes: outputLimit,
+      });
+      return;
+    }
+    out[stream].push(text);
+    out.sizes[stream] += size;
+  }
+
+  worker.on('message', (message) => {
+    if (message.type === 'output') capture(message.stream, message.text);
+    else if (message.type === 'over') capture(message.stream, message.text);
+    else if (message.type === 'result') {
+      const reply = { status: 'ok', warnings: built.warnings, refused: message.refused };
+      finish(reply, Buffer.from(message.text, 'utf8'));
+    } else if (message.type === 'result_over') {
+      stop('output_limit', 'returned a result larger than the result limit', {
+        stream: 'result',
+        limit_bytes: header.result_bytes,
+      });
+    } else if (message.type === 'error') {
+      finish({ status: 'error', ...message.error, warnings: built.warnings });
+    }
+  });
+  worker.on('error', (err) => {
+    if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      stop('memory_limit', `ran out of memory: the worker's limit is ${Math.round(header.memory_bytes / (1 << 20))} MiB`, {
+        adf_message: err.message,
+      });
+    } else {
+      stop('exception', `the worker failed: ${err?.message ?? String(err)}`, {
+        adf_message: err?.message ?? String(err),
+      });
+    }
+  });
+  worker.on('exit', (code) => {
+    stop('worker_crashed', `the worker ended with code ${code} before returning a result`);
+  });
+}

@@ -1,0 +1,367 @@
+"""The ``node`` hook runtime: ADF pre-LLM hooks written in TypeScript or JavaScript.
+
+One Node host process per workspace, started with the same cleaned environment as the Python
+fork server, takes calls over its stdin and answers on its stdout in length-prefixed frames
+(``node/host.mjs``). For each call it creates a ``worker_threads`` Worker running the hook in a
+fresh ``vm`` context, as the reference runtime does (``spec/js-runtime.md`` §1), and terminates
+it afterwards, so nothing survives between calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import struct
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+from studio.core.contract import HookCall, HookReply, RunStopped
+from studio.core.json.pieces import json_bytes
+from studio.core.source_ref import SourceRef
+from studio.core.turn_error import Frame, HookRef, TurnError, turn_error
+from studio.core.workspace.folder import StudioSettings
+from studio.engine import process_control
+from studio.engine.environment import worker_environment
+from studio.engine.hook_runtime import HookRuntime
+from studio.engine.node_binary import NodeUnavailable, find_node
+from studio.engine.python_functions import FunctionList
+from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
+from studio.engine.worker_protocol import WorkerLimits
+
+HOST_SCRIPT = Path(__file__).with_name("node") / "host.mjs"
+_LENGTHS = struct.Struct(">IQ")
+# Past the host's own hard stop (N + 2000 ms), the studio stops waiting and ends the host.
+_HOST_GRACE_S = 5.0
+_CANCEL_ACK_S = 1.0
+_STOP_S = 2.0
+
+ADF_OUTPUT_NOTE = (
+    "console output is shown by the studio only: ADF's hook runner discards what a hook prints"
+)
+
+
+class HostLost(RuntimeError):
+    """The Node host process ended, or its frames could not be read."""
+
+
+class NodeHost:
+    """The long-lived Node process of one workspace, and the calls in flight on it."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root = root
+        self.env = env
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._pending: dict[str, asyncio.Future[tuple[dict[str, Any], bytes]]] = {}
+        self._ids = itertools.count(1)
+        self._lock = asyncio.Lock()
+        self._stderr: bytearray = bytearray()
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def start(self) -> None:
+        async with self._lock:
+            if self.running:
+                return
+            await self._stop()
+            node = find_node()
+            self._stderr = bytearray()
+            self._process = await asyncio.create_subprocess_exec(
+                node.path,
+                "--no-warnings",
+                str(HOST_SCRIPT),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=self.env,
+                cwd=self.root,
+                start_new_session=True,
+            )
+            self._reader = asyncio.get_running_loop().create_task(self._read(self._process))
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None and process.stderr is not None
+        stderr_task = asyncio.ensure_future(self._read_stderr(process.stderr))
+        try:
+            while True:
+                head_size, body_size = _LENGTHS.unpack(
+                    await process.stdout.readexactly(_LENGTHS.size)
+                )
+                header = json.loads(await process.stdout.readexactly(head_size))
+                body = await process.stdout.readexactly(body_size)
+                future = self._pending.pop(str(header.get("id")), None)
+                if future is not None and not future.done():
+                    future.set_result((header, body))
+        except (asyncio.IncompleteReadError, ValueError, OSError, struct.error):
+            pass
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            stderr_task.cancel()
+            with contextlib.suppress(BaseException):
+                await stderr_task
+            lost = HostLost(self._lost_message(process))
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(lost)
+            self._pending.clear()
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(1 << 16):
+            self._stderr += chunk
+            del self._stderr[: max(0, len(self._stderr) - STDERR_TAIL_CHARS)]
+
+    def _lost_message(self, process: asyncio.subprocess.Process) -> str:
+        code = process.returncode
+        how = f"was killed by signal {-code}" if code and code < 0 else f"exited with code {code}"
+        return f"the Node host process {how}"
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._stderr.decode("utf-8", errors="replace")
+
+    def _send(self, header: dict[str, Any], body: bytes = b"") -> None:
+        process = self._process
+        if process is None or process.stdin is None or not self.running:
+            raise HostLost("the Node host process is not running")
+        head = json.dumps(header, separators=(",", ":")).encode()
+        process.stdin.write(_LENGTHS.pack(len(head), len(body)) + head)
+        if body:
+            process.stdin.write(body)
+
+    async def call(
+        self, header: dict[str, Any], body: bytes, *, wait_s: float
+    ) -> tuple[dict[str, Any], bytes]:
+        if not self.running:
+            await self.start()
+        call_id = f"c{next(self._ids)}"
+        future: asyncio.Future[tuple[dict[str, Any], bytes]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._pending[call_id] = future
+        try:
+            self._send({**header, "op": "call", "id": call_id}, body)
+            assert self._process is not None and self._process.stdin is not None
+            await self._process.stdin.drain()
+            return await asyncio.wait_for(asyncio.shield(future), wait_s)
+        except TimeoutError:
+            # The host did not stop the call at its own guard: end the host, and with it the call.
+            await self.close()
+            raise HostLost("the Node host did not stop the call in time and was ended") from None
+        except asyncio.CancelledError:
+            with contextlib.suppress(HostLost, OSError, ConnectionError):
+                self._send({"op": "cancel", "id": call_id})
+                try:
+                    await asyncio.wait_for(asyncio.shield(future), _CANCEL_ACK_S)
+                except TimeoutError:
+                    await self.close()
+            raise
+        except (OSError, ConnectionError) as exc:
+            raise HostLost(f"the Node host process is gone: {exc}") from None
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def _stop(self) -> None:
+        process, reader = self._process, self._reader
+        self._process, self._reader = None, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(OSError, ConnectionError):
+                process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), _STOP_S)
+        except TimeoutError:
+            process_control.kill_tree(process.pid)
+        if process.returncode is None:
+            process_control.kill_tree(process.pid)
+        if reader is not None:
+            with contextlib.suppress(BaseException):
+                await reader
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._stop()
+
+
+def _environment(settings: StudioSettings) -> tuple[Any, ...]:
+    return (tuple(sorted(settings.env.items())), tuple(settings.pass_env))
+
+
+class NodeRuntime(HookRuntime):
+    name = "node"
+    extensions = (".ts", ".mts", ".js", ".mjs")
+    refused: ClassVar[dict[str, str]] = {
+        ".tsx": "'.tsx' files are not supported, as in ADF: it strips types and has no JSX "
+        "transform; move the hook to a '.ts' file without JSX"
+    }
+
+    def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
+        super().__init__(root, settings, in_pieces=in_pieces)
+        self._environment = _environment(settings)
+        self._host = NodeHost(
+            Path(os.path.realpath(root)),
+            worker_environment(dict(settings.env), tuple(settings.pass_env)),
+        )
+
+    @classmethod
+    def functions(cls, path: Path) -> FunctionList:
+        # Listing a TypeScript file's functions needs a parse by Node; not there yet.
+        return FunctionList()
+
+    def serves(self, settings: StudioSettings) -> bool:
+        return _environment(settings) == self._environment
+
+    async def start(self) -> None:
+        # A missing or unusable Node is reported by the first call that needs it.
+        with contextlib.suppress(NodeUnavailable, OSError):
+            await self._host.start()
+
+    async def close(self) -> None:
+        await self._host.close()
+
+    @property
+    def host_pid(self) -> int | None:
+        return self._host.pid if self._host.running else None
+
+    async def call(self, call: HookCall, ref: SourceRef, limits: WorkerLimits) -> HookReply:
+        hook = call.hook
+        if call.api != "adf":
+            raise RunStopped(
+                turn_error(
+                    "source_unsupported",
+                    f"'{ref.path}': the studio runs TypeScript and JavaScript hooks for the "
+                    "pre-LLM contract only so far",
+                    hook=hook,
+                    loop=call.loop,
+                )
+            )
+        try:
+            source = (self.root / ref.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RunStopped(
+                turn_error("load_failed", f"cannot read '{ref.path}': {exc}", hook=hook)
+            ) from None
+        try:
+            data = (
+                call.encoded
+                if call.encoded is not None
+                else json_bytes(call.argument, self.in_pieces)
+            )
+        except (TypeError, ValueError) as exc:
+            raise RunStopped(
+                turn_error("sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=hook)
+            ) from None
+        timeout_ms = round(call.timeout_ms)
+        header = {
+            "path": ref.path,
+            "fn": ref.function,
+            "source": source,
+            "timeout_ms": timeout_ms,
+            "memory_bytes": limits.memory_bytes,
+            "output_bytes": limits.output_bytes,
+            "result_bytes": limits.result_bytes,
+        }
+        started = time.perf_counter()
+        try:
+            answer, body = await self._host.call(
+                header, data, wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S
+            )
+        except NodeUnavailable as exc:
+            raise RunStopped(turn_error("engine_failed", str(exc), hook=hook)) from None
+        except HostLost as exc:
+            return HookReply(
+                error=turn_error(
+                    "worker_crashed",
+                    f"{exc} while running `{hook.function}`; the next run starts a new one",
+                    hook=hook,
+                    loop=call.loop,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                    stderr_tail=self._host.stderr_tail,
+                ),
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+        except OSError as exc:
+            raise RunStopped(
+                turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
+            ) from None
+        return _reply(answer, body, hook=hook, loop=call.loop, in_pieces=self.in_pieces)
+
+
+def _reply(
+    answer: dict[str, Any], body: bytes, *, hook: HookRef, loop: str | None, in_pieces: bool
+) -> HookReply:
+    reply = HookReply(
+        stdout=answer.get("stdout", ""),
+        stderr=answer.get("stderr", ""),
+        stdout_truncated=bool(answer.get("stdout_truncated")),
+        stderr_truncated=bool(answer.get("stderr_truncated")),
+        duration_ms=float(answer.get("duration_ms", 0.0)),
+    )
+    reply.warnings = list(answer.get("warnings") or [])
+    if reply.stdout or reply.stderr:
+        reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
+    if answer.get("status") == "ok":
+        try:
+            reply.value = json.loads(body, parse_constant=_no_constant)
+        except ValueError as exc:
+            head = body[:200].decode("utf-8", errors="replace")
+            refused = answer.get("refused")
+            message = (
+                f"`{hook.function}` returned a value that JSON.stringify refuses ({refused}); "
+                f"as in ADF, String(value) was taken instead, {json.dumps(head)}, which is not JSON"
+                if refused
+                else f"`{hook.function}` returned text that is not JSON: {exc}"
+            )
+            reply.error = _error("invalid_result", message, reply, hook, loop, {"text_head": head})
+        return reply
+    details = dict(answer.get("details") or {})
+    frames = [Frame(**f) for f in details.pop("frames", None) or []]
+    kind = str(answer.get("kind", "exception"))
+    message = str(answer.get("message", "the hook failed"))
+    if kind == "output_limit":
+        stream, limit = details.get("stream", "output"), int(details.get("limit_bytes", 0))
+        message = (
+            f"`{hook.function}` wrote more than {size_text(limit)} to its {stream}; "
+            "the worker was stopped"
+        )
+    elif kind in ("worker_crashed", "memory_limit") or message.startswith("the worker"):
+        message = f"`{hook.function}`: {message}"
+    reply.error = _error(kind, message, reply, hook, loop, details, frames)
+    return reply
+
+
+def _error(
+    kind: str,
+    message: str,
+    reply: HookReply,
+    hook: HookRef,
+    loop: str | None,
+    details: dict[str, Any],
+    frames: list[Frame] | None = None,
+) -> TurnError:
+    return turn_error(
+        kind,
+        message,
+        hook=hook,
+        loop=loop,
+        duration_ms=round(reply.duration_ms, 3),
+        traceback=frames or [],
+        stderr_tail=reply.stderr[-STDERR_TAIL_CHARS:],
+        details={k: v for k, v in details.items() if v is not None and v != ""},
+    )
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
