@@ -1,14 +1,15 @@
 // One call of an ADF pre-LLM hook, in a Worker of its own: a fresh vm context with the
 // reference's sandbox rules, the script compiled as the body of an async function, the result
-// serialised as the reference serialises it. The host terminates this Worker afterwards.
+// serialised as the reference serialises it. The host starts this Worker ahead of the call (the
+// context is made before any hook code exists), sends it one call, and terminates it afterwards.
 
 import { createRequire, SourceMap } from 'node:module';
 import vm from 'node:vm';
 import util from 'node:util';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 
-const { body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit } = workerData;
-const MISSING = `Function "${fn}" not found in "${path}".`;
+let body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit;
+let MISSING, sourceMap, sourceLines, escaped, FRAME;
 const hostRequire = createRequire(import.meta.url);
 const ALLOWED = [
   'crypto', 'buffer', 'url', 'querystring', 'path', 'util', 'string_decoder', 'punycode',
@@ -120,8 +121,6 @@ vm.runInContext(
 
 // ---- where an error happened, in the user's file ---------------------------------------
 
-const sourceMap = map ? new SourceMap(JSON.parse(map)) : null;
-const sourceLines = source.split('\n');
 
 function original(line, column) {
   if (!sourceMap) return { line, column };
@@ -135,8 +134,6 @@ function codeAt(line) {
   return text === undefined ? null : text.trim() || null;
 }
 
-const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const FRAME = new RegExp(`^\\s*at (?:(.*?) \\()?${escaped}:(\\d+):(\\d+)\\)?$`);
 
 function framesOf(stack) {
   const frames = [];
@@ -212,63 +209,77 @@ process.on('unhandledRejection', (reason) => {
 });
 process.on('uncaughtException', (err) => failWith(err));
 
-let script;
-try {
-  script = new vm.Script(`${PREFIX}${body}})()`, {
-    filename: path,
-    columnOffset: -PREFIX.length,
-  });
-} catch (err) {
-  const frames = syntaxFrame(err);
-  for (const frame of frames) frame.code = codeAt(frame.line);
-  const at = frames.length ? ` at line ${frames[0].line}, column ${frames[0].column}` : '';
-  fail('load_failed', `${path} has a syntax error${at}: ${err.message}`, {
-    frames,
-    exception: err.name,
-    adf_message: err.message,
-  });
-}
+async function call(job) {
+  ({ body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit } = job);
+  MISSING = `Function "${fn}" not found in "${path}".`;
+  sourceMap = map ? new SourceMap(JSON.parse(map)) : null;
+  sourceLines = source.split('\n');
+  escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  FRAME = new RegExp(`^\\s*at (?:(.*?) \\()?${escaped}:(\\d+):(\\d+)\\)?$`);
 
-if (script) {
-  let timer;
-  const expired = new Error(`Execution timed out after ${timeoutMs}ms`);
-  const timedOut = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(expired), timeoutMs);
-  });
-  let value;
-  let ok = false;
+  let script;
   try {
-    value = await Promise.race([script.runInContext(context), timedOut]);
-    ok = true;
+    script = new vm.Script(`${PREFIX}${body}})()`, {
+      filename: path,
+      columnOffset: -PREFIX.length,
+    });
   } catch (err) {
-    if (err === expired) {
-      fail('timeout', err.message, { adf_message: err.message });
-    } else {
-      failWith(err);
-    }
-  } finally {
-    clearTimeout(timer);
+    const frames = syntaxFrame(err);
+    for (const frame of frames) frame.code = codeAt(frame.line);
+    const at = frames.length ? ` at line ${frames[0].line}, column ${frames[0].column}` : '';
+    fail('load_failed', `${path} has a syntax error${at}: ${err.message}`, {
+      frames,
+      exception: err.name,
+      adf_message: err.message,
+    });
   }
-  if (ok) {
-    let text;
-    let refused;
-    if (typeof value === 'string') text = value;
-    else if (value !== undefined) {
-      try {
-        text = JSON.stringify(value, null, 2);
-      } catch (err) {
-        refused = String(err?.message ?? err);
-        text = String(value);
+
+  if (script) {
+    let timer;
+    const expired = new Error(`Execution timed out after ${timeoutMs}ms`);
+    const timedOut = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(expired), timeoutMs);
+    });
+    let value;
+    let ok = false;
+    try {
+      value = await Promise.race([script.runInContext(context), timedOut]);
+      ok = true;
+    } catch (err) {
+      if (err === expired) {
+        fail('timeout', err.message, { adf_message: err.message });
+      } else {
+        failWith(err);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (ok) {
+      let text;
+      let refused;
+      if (typeof value === 'string') text = value;
+      else if (value !== undefined) {
+        try {
+          text = JSON.stringify(value, null, 2);
+        } catch (err) {
+          refused = String(err?.message ?? err);
+          text = String(value);
+        }
+      }
+      if (text === undefined) {
+        fail('invalid_result', `\`${fn}\` returned no JSON request`, {
+          adf_message: 'lambda returned no JSON request',
+        });
+      } else if (Buffer.byteLength(text) > resultLimit) {
+        parentPort.postMessage({ type: 'result_over' });
+      } else {
+        parentPort.postMessage({ type: 'result', text, refused });
       }
     }
-    if (text === undefined) {
-      fail('invalid_result', `\`${fn}\` returned no JSON request`, {
-        adf_message: 'lambda returned no JSON request',
-      });
-    } else if (Buffer.byteLength(text) > resultLimit) {
-      parentPort.postMessage({ type: 'result_over' });
-    } else {
-      parentPort.postMessage({ type: 'result', text, refused });
-    }
   }
 }
+
+parentPort.postMessage({ type: 'ready' });
+parentPort.once('message', (job) => {
+  call(job).catch((err) => fail('engine_failed', `the worker failed: ${err?.message ?? err}`));
+});
