@@ -336,7 +336,9 @@ def _reply(
             f"`{hook.function}` wrote more than {size_text(limit)} to its {stream}; "
             "the worker was stopped"
         )
-    elif kind in ("worker_crashed", "memory_limit") or message.startswith("the worker"):
+    elif kind == "memory_limit":
+        message = f"`{hook.function}` {message}"
+    elif kind == "worker_crashed" or message.startswith("the worker"):
         message = f"`{hook.function}`: {message}"
     reply.error = _error(kind, message, reply, hook, loop, details, frames)
     return reply

@@ -177,9 +177,12 @@ def test_relative_and_unlisted_modules_have_the_reference_text(node):
     )
     error = failure(node.run(hook=hook("forbiddenModule")), "exception")
     assert error.details["adf_message"].startswith('Module "os" is not available')
-    source = write(node, "fs.ts", "import fs from 'fs';\nexport const main = (i) => i.request;\n")
-    error = failure(node.run(hook=source), "exception")
-    assert error.details["adf_message"].startswith('Module "fs" is not available')
+    for module in ("fs", "child_process", "http", "net", "os"):
+        source = write(
+            node, "reach.ts", f"import m from '{module}';\nexport const main = (i) => i.request;\n"
+        )
+        error = failure(node.run(hook=source), "exception")
+        assert error.details["adf_message"].startswith(f'Module "{module}" is not available')
 
 
 def test_require_is_a_stub_that_throws(node):
@@ -336,6 +339,16 @@ def test_printing_past_the_output_limit_stops_the_hook(node):
     error = failure(outcome, "output_limit")
     assert error.details == {"stream": "stdout", "limit_bytes": 64 << 10}
     assert outcome.stdout_truncated and len(outcome.stdout.encode()) <= 64 << 10
+
+
+def test_a_result_past_the_result_limit_stops_the_hook(node):
+    write_json(
+        node.runner.workspace.root / "hookstudio.json",
+        {"version": 1, "limits": {"result_mb": 1}},
+    )
+    source = write(node, "big.js", "function main() { return 'x'.repeat(3 << 20); }\n")
+    error = failure(run_then_next(node, source), "output_limit")
+    assert error.details == {"stream": "result", "limit_bytes": 1 << 20}
 
 
 def test_cancel_ends_the_call_at_once(node):

@@ -343,7 +343,8 @@ function startCall(header, input) {
   });
   worker.on('error', (err) => {
     if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      stop('memory_limit', `ran out of memory: the worker's limit is ${Math.round(header.memory_bytes / (1 << 20))} MiB`, {
+      const mb = Math.round(header.memory_bytes / (1 << 20));
+      stop('memory_limit', `ran out of memory: its worker's heap limit is ${mb} MiB`, {
         adf_message: err.message,
       });
     } else {
