@@ -7,7 +7,7 @@ valid state.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
@@ -37,6 +37,7 @@ from studio.core.pre_llm.config import MAX_TIMEOUT_MS, effective_timeout_ms
 from studio.core.pre_llm.targets import (
     HookDraft,
     Rows,
+    SourceFile,
     add_row,
     applies_view,
     move_row,
@@ -95,6 +96,7 @@ class HookEditor(QWidget):
         self._declared: tuple[str, ...] = ()
         self._limit_ms = 60_000
         self._functions: list[str] = []
+        self._source_file: Callable[[str], SourceFile | None] | None = None
         self._showing = False
         self._has_hook = False
 
@@ -223,6 +225,16 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
+    def set_source_lookup(self, lookup: Callable[[str], SourceFile | None] | None) -> None:
+        """How to find what is at a source path (whether it exists, its functions), for the
+        findings; None when no workspace is open."""
+        self._source_file = lookup
+        self._render(self.draft)
+
+    def recheck(self) -> None:
+        """The findings again, after the files on disk changed."""
+        self._render(self.draft)
+
     def load(self, draft: HookDraft, has_hook: bool) -> None:
         """Show a draft from disk: a fresh start for undo."""
         self._has_hook = has_hook
@@ -306,7 +318,7 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
-        self.findings = validate_draft(draft, unrunnable_problem)
+        self.findings = validate_draft(draft, unrunnable_problem, self._source_file)
         problems: dict[int, str] = {}
         for finding in self.findings:
             if len(finding.path) == 2 and finding.path[0] == "targets":

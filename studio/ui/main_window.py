@@ -25,10 +25,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.app_settings import AppSettings, save_settings
+from studio.core.findings import errors
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
     HookDraft,
+    SourceFile,
     TargetKind,
     TargetRow,
     draft_to_config,
@@ -41,6 +43,7 @@ from studio.core.turn_error import TurnError
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
+from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
 from studio.ui.engine_bridge import EngineBridge, RunJob
 from studio.ui.hook_editor import HookEditor
@@ -83,6 +86,7 @@ class MainWindow(QMainWindow):
         self.bridge = EngineBridge(self)
         self.undo_stack = QUndoStack(self)
         self._functions_key: tuple[Any, ...] | None = None
+        self._listings: dict[Path, tuple[tuple[int, int], FunctionList | None]] = {}
         self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
@@ -286,6 +290,8 @@ class MainWindow(QMainWindow):
             self.records.set_store(None)
         self.workspace = workspace
         self.store = store
+        self._listings.clear()
+        self.hook_editor.set_source_lookup(self._source_file)
         self.bridge.open_workspace(workspace, store)
         self.workspace_panel.set_workspace(workspace)
         self.sample_editor.set_workspace(workspace)
@@ -380,6 +386,10 @@ class MainWindow(QMainWindow):
         # Editors that save by replacing the file drop it from the watch list; watch it again.
         self._watch()
         self.workspace_panel.refresh()
+        self.hook_editor.recheck()
+        source = self.hook_editor.draft.source
+        path = parse_source_ref(source).path if source else ""
+        self._show_functions_of(self.workspace.root / path if path else None)
         agent = str(self.workspace.agent_path)
         if agent in changed or str(self.workspace.root) in changed:
             self._on_agent_changed_on_disk()
@@ -430,14 +440,42 @@ class MainWindow(QMainWindow):
         if key == self._functions_key:
             return
         self._functions_key = key
-        names: list[str] = []
-        runtime = runtime_for(str(target)) if target is not None else None
-        if key is not None and target is not None and runtime is not None:
+        listing = self._listing(target) if key is not None and target is not None else None
+        self.hook_editor.set_functions(listing.names() if listing is not None else [])
+
+    def _listing(self, target: Path) -> FunctionList | None:
+        """The functions of a hook source, listed once per version of the file (a TypeScript
+        file is parsed by a Node process); None when no runtime lists this kind of file."""
+        runtime = runtime_for(str(target))
+        try:
+            info = target.stat()
+        except OSError:
+            return None
+        stamp = (info.st_mtime_ns, info.st_size)
+        cached = self._listings.get(target)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        listing: FunctionList | None = None
+        if runtime is not None:
             try:
-                names = [f.name for f in runtime.functions(target)]
+                listing = runtime.functions(target)
             except OSError:
-                names = []
-        self.hook_editor.set_functions(names)
+                listing = None
+        self._listings[target] = (stamp, listing)
+        return listing
+
+    def _source_file(self, path: str) -> SourceFile | None:
+        """What is at a hook's source path in the open workspace, for the editor's findings."""
+        if self.workspace is None:
+            return None
+        target = self.workspace.root / path
+        if not target.is_file():
+            return SourceFile(exists=False)
+        listing = self._listing(target)
+        if listing is None:
+            return SourceFile(exists=True)
+        problem = listing.syntax_error
+        return SourceFile(True, tuple(listing.names()), str(problem) if problem else None)
 
     def _keep_recovery(self) -> None:
         """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""
@@ -474,6 +512,14 @@ class MainWindow(QMainWindow):
 
     def save(self) -> bool:
         if self.document is None:
+            return False
+        # The editor's findings also know the files on disk (a missing source or function).
+        blocking = errors(self.hook_editor.findings)
+        if blocking:
+            problems = "\n".join(f.message for f in blocking)
+            QMessageBox.warning(
+                self, APP_NAME, f"The hook has problems and was not saved:\n{problems}"
+            )
             return False
         try:
             self.document.save(self.hook_editor.draft)

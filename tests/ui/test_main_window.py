@@ -310,3 +310,83 @@ def test_run_and_cancel_from_the_keyboard(qtbot, window, sample_workspace):
         qtbot.waitUntil(lambda: bool(window.bridge.running) and window.cancel_action.isEnabled())
         qtbot.keyClick(window.sample_box, Qt.Key.Key_Escape)
     assert finished.args[0].turn_error.kind == "cancelled"
+
+
+POLICY_TS = """\
+interface Request { system?: string }
+
+export function transform(input: { request: Request }): Request {
+  return { ...input.request, system: 'policy' };
+}
+
+export const audit = async (input: { request: Request }) => input.request;
+"""
+
+
+def findings_text(editor) -> list[str]:
+    return [editor.findings_list.item(i).text() for i in range(editor.findings_list.count())]
+
+
+def type_source(qtbot, editor, path: str) -> None:
+    editor.source.selectAll()
+    qtbot.keyClicks(editor.source, path)
+
+
+def test_a_python_source_is_a_warning_that_adf_will_not_load_it(window):
+    messages = findings_text(window.hook_editor)
+    assert any(
+        m.startswith("⚠") and "lib/policy.py runs in the studio only; ADF will not load it" in m
+        for m in messages
+    ), messages
+    assert window.hook_editor.save_button.isEnabled()
+
+
+def test_a_missing_source_file_is_an_error_until_it_exists(qtbot, window, sample_workspace):
+    editor = window.hook_editor
+    type_source(qtbot, editor, "lib/policy.ts")
+    messages = findings_text(editor)
+    assert any(m.startswith("⛔") and '"lib/policy.ts" was not found' in m for m in messages)
+    assert "border" in editor.source.styleSheet()
+    assert not editor.save_button.isEnabled()
+
+    (sample_workspace / "lib" / "policy.ts").write_text(POLICY_TS)
+    qtbot.waitUntil(lambda: editor.save_button.isEnabled(), timeout=5000)
+    assert not any(m.startswith("⛔") for m in findings_text(editor))
+    picker = [editor.function.itemText(i) for i in range(editor.function.count())]
+    assert picker == ["transform", "audit"]
+
+
+def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_warning(
+    qtbot, window, sample_workspace
+):
+    editor = window.hook_editor
+    policy = sample_workspace / "lib" / "policy.ts"
+    policy.write_text(POLICY_TS)
+    type_source(qtbot, editor, "lib/policy.ts")
+    assert editor.save_button.isEnabled()
+    assert [editor.function.itemText(i) for i in range(editor.function.count())] == [
+        "transform",
+        "audit",
+    ]
+
+    editor.function.setEditText("redact")
+    messages = findings_text(editor)
+    assert any(
+        m.startswith("⛔") and 'Function "redact" not found in "lib/policy.ts"' in m
+        for m in messages
+    ), messages
+    assert not editor.save_button.isEnabled()
+    assert not window.save()
+
+    # While the file does not parse, the function may be in the part that cannot be read.
+    policy.write_text(POLICY_TS + "\nexport function redact(input: ) {}\n")
+    qtbot.waitUntil(lambda: any("does not parse" in m for m in findings_text(editor)), timeout=5000)
+    messages = findings_text(editor)
+    assert all(m.startswith("⚠") for m in messages), messages
+    assert any("(line 9, column" in m for m in messages), messages
+    assert editor.save_button.isEnabled()
+
+    policy.write_text(POLICY_TS + "\nexport function redact(input: any) { return input; }\n")
+    qtbot.waitUntil(lambda: findings_text(editor)[0].startswith("✓"), timeout=5000)
+    assert window.save()
+    assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.ts:redact"

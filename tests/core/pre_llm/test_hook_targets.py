@@ -11,6 +11,7 @@ from studio.core.pre_llm.targets import (
     NEW_HOOK_ROWS,
     DraftInvalid,
     HookDraft,
+    SourceFile,
     TargetKind,
     TargetRow,
     add_row,
@@ -35,7 +36,7 @@ def loop(name: str) -> TargetRow:
     return TargetRow.loop(name)
 
 
-def draft(*rows: TargetRow, source: str = "lib/p.py:go", timeout: str = "") -> HookDraft:
+def draft(*rows: TargetRow, source: str = "lib/p.ts:go", timeout: str = "") -> HookDraft:
     return HookDraft(source=source, timeout=timeout, rows=rows)
 
 
@@ -72,11 +73,11 @@ class TestRowsToConfig:
         return draft_to_config(draft(*rows))
 
     def test_only_main(self):
-        assert self.save(MAIN) == {"source": "lib/p.py:go", "scope": "main"}
+        assert self.save(MAIN) == {"source": "lib/p.ts:go", "scope": "main"}
 
     def test_main_and_loops(self):
         assert self.save(MAIN, loop("a"), loop("b")) == {
-            "source": "lib/p.py:go",
+            "source": "lib/p.ts:go",
             "scope": "loops",
             "loops": ["a", "b"],
             "include_main": True,
@@ -84,11 +85,11 @@ class TestRowsToConfig:
 
     def test_loops_only_has_no_include_main_key(self):
         saved = self.save(loop("a"))
-        assert saved == {"source": "lib/p.py:go", "scope": "loops", "loops": ["a"]}
+        assert saved == {"source": "lib/p.ts:go", "scope": "loops", "loops": ["a"]}
         assert "include_main" not in saved
 
     def test_all_streams(self):
-        assert self.save(ALL) == {"source": "lib/p.py:go", "scope": "all"}
+        assert self.save(ALL) == {"source": "lib/p.ts:go", "scope": "all"}
 
     def test_the_timeout_is_saved_as_a_whole_number(self):
         assert draft_to_config(draft(MAIN, timeout=" 5000 "))["timeout_ms"] == 5000
@@ -137,17 +138,75 @@ class TestKeepingTheFile:
 class TestDraftValidation:
     def test_a_source_in_a_language_no_runtime_runs_is_a_warning_on_the_source(self):
         def language(path: str) -> str | None:
-            return None if path.endswith(".py") else "the studio has no runtime for it"
+            return None if path.endswith(".ts") else "the studio has no runtime for it"
 
-        ts = draft(MAIN, source="lib/policy.ts:transform")
-        assert validate_draft(ts) == []
-        found = validate_draft(ts, language)
+        ruby = draft(MAIN, source="lib/policy.rb:transform")
+        assert validate_draft(ruby) == []
+        found = validate_draft(ruby, language)
         assert [(f.pointer, f.severity) for f in found] == [("/source", "warning")]
         assert found[0].message.startswith("The studio has no runtime for it")
-        assert draft_to_config(ts)["source"] == "lib/policy.ts:transform"
+        assert draft_to_config(ruby)["source"] == "lib/policy.rb:transform"
         assert validate_draft(draft(MAIN), language) == []
         outside = validate_draft(draft(MAIN, source="../x.ts"), language)
         assert [(f.pointer, f.severity) for f in outside] == [("/source", "error")]
+
+    def test_a_python_source_is_a_warning_that_adf_will_not_load_it(self):
+        found = validate_draft(draft(MAIN, source="lib/policy.py:transform"))
+        assert [(f.pointer, f.severity, f.rule) for f in found] == [
+            ("/source", "warning", "targets.adf_language")
+        ]
+        assert "runs in the studio only; ADF will not load it" in found[0].message
+        for source in ("lib/policy.ts:transform", "lib/policy.js", "lib/policy.pyc"):
+            assert validate_draft(draft(MAIN, source=source)) == []
+
+    def test_what_is_at_the_source_path(self):
+        files = {
+            "lib/good.ts": SourceFile(True, ("transform", "main")),
+            "lib/broken.ts": SourceFile(True, ("helper",), "Unexpected token (line 3)"),
+            "lib/other.rb": SourceFile(True, None),
+        }
+        asked: list[str] = []
+
+        def source_file(path: str) -> SourceFile | None:
+            asked.append(path)
+            return files.get(path, SourceFile(False)) if path != "lib/unknown.ts" else None
+
+        def found(source: str) -> list[tuple[str, str, str]]:
+            return [
+                (f.severity, f.rule, f.message)
+                for f in validate_draft(draft(MAIN, source=source), None, source_file)
+            ]
+
+        assert found("lib/good.ts:transform") == found("lib/good.ts") == []
+        assert found("lib/unknown.ts:x") == []
+        assert found("lib/other.rb:anything") == []
+        assert found("lib/gone.ts:transform") == [
+            (
+                "error",
+                "targets.source_missing",
+                'Source file "lib/gone.ts" was not found; every call of the hook fails until '
+                "it exists",
+            )
+        ]
+        assert found("lib/good.ts:nowhere") == [
+            (
+                "error",
+                "targets.function_missing",
+                'Function "nowhere" not found in "lib/good.ts" (its functions: transform, main)',
+            )
+        ]
+        # A file that does not parse: its absence is only likely, so nothing blocks Save.
+        assert [(s, r) for s, r, _ in found("lib/broken.ts:transform")] == [
+            ("warning", "targets.source_broken"),
+            ("warning", "targets.function_missing"),
+        ]
+        assert [(s, r) for s, r, _ in found("lib/broken.ts:helper")] == [
+            ("warning", "targets.source_broken")
+        ]
+        # A path that cannot be in the workspace is not looked up.
+        asked.clear()
+        assert [s for s, _, _ in found("../x.ts")] == ["error"]
+        assert asked == []
 
     def test_every_problem_is_listed_at_once(self):
         d = HookDraft(
@@ -240,7 +299,7 @@ def valid_rows(draw) -> tuple[TargetRow, ...]:
 
 @st.composite
 def valid_configs(draw) -> dict:
-    config: dict = {"source": "lib/p.py:go"}
+    config: dict = {"source": "lib/p.ts:go"}
     scope = draw(st.sampled_from([None, "all", "main", "loops"]))
     if scope is not None:
         config["scope"] = scope
