@@ -1,4 +1,5 @@
-"""A hook's source file, read-only, scrolled to a line and with that line marked."""
+"""A hook's source file, read-only, coloured by its language, scrolled to a line and with that
+line marked."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ from pathlib import Path
 
 from PySide6.QtGui import QColor, QFontDatabase, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+
+from studio.ui.code_highlighter import CodeHighlighter, language_of
+from studio.ui.json_highlighter import json_theme
 
 
 class SourceView(QWidget):
@@ -16,6 +20,7 @@ class SourceView(QWidget):
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.highlighter = CodeHighlighter(self.text.document(), json_theme(self.text.palette()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
@@ -31,6 +36,7 @@ class SourceView(QWidget):
         self.path = path
         self.line = line
         self.title.setText(f"{label}, line {line}")
+        self.highlighter.set_language(language_of(path))
         self.text.setPlainText(content)
         block = self.text.document().findBlockByLineNumber(max(line - 1, 0))
         cursor = QTextCursor(block)
