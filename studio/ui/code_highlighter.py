@@ -30,7 +30,7 @@ SCRIPT_KEYWORDS = frozenset(
     return satisfies set static super switch this throw true try type typeof undefined var void
     while with yield""".split()  # noqa: SIM905
 )
-PYTHON_KEYWORDS = frozenset(keyword.kwlist + keyword.softkwlist) - {"_"}
+PYTHON_KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist]) - {"_"}
 
 _NUMBER = r"0[xXoObB][0-9a-fA-F_]+n?|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[nj]?"
 _SCRIPT_TOKEN = re.compile(
