@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from studio.core.findings import Finding, errors
 from studio.core.pre_llm.config import MAX_TIMEOUT_MS, effective_timeout_ms
 from studio.core.pre_llm.targets import (
+    FUNCTION_MISSING,
     HookDraft,
     Rows,
     SourceFile,
@@ -324,8 +325,15 @@ class HookEditor(QWidget):
             if len(finding.path) == 2 and finding.path[0] == "targets":
                 problems.setdefault(int(finding.path[1]), finding.message)
         self.targets_model.set_problems(problems)
-        fields = {f.path[0] for f in errors(self.findings) if f.path}
+        # A function the file lacks is marked on the function box, the rest of the source's
+        # errors on the path.
+        fields = {
+            "function" if f.rule == FUNCTION_MISSING else f.path[0]
+            for f in errors(self.findings)
+            if f.path
+        }
         self.source.setStyleSheet(ERROR_STYLE if "source" in fields else "")
+        self.function.setStyleSheet(ERROR_STYLE if "function" in fields else "")
         self.timeout.setStyleSheet(ERROR_STYLE if "timeout_ms" in fields else "")
         self.targets.setStyleSheet(
             ERROR_STYLE if any(f.path == ("targets",) for f in self.findings) else ""

@@ -376,6 +376,7 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
         for m in messages
     ), messages
     assert not editor.save_button.isEnabled()
+    assert "border" in editor.function.styleSheet() and "border" not in editor.source.styleSheet()
     assert not window.save()
 
     # While the file does not parse, the function may be in the part that cannot be read.

@@ -225,6 +225,8 @@ class SourceFile:
     """Why the file does not parse, and where; ``functions`` then lists what could be read."""
 
 
+FUNCTION_MISSING = "targets.function_missing"
+
 # ADF loads hook sources of these kinds only; the studio runs Python hooks as well.
 ADF_SOURCE_EXTENSIONS = (".js", ".ts")
 
@@ -357,7 +359,7 @@ def _source_findings(path: str, function: str, at: SourceFile) -> list[Finding]:
                 Finding(
                     ("source",),
                     f'Function "{function}" is not in the part of "{path}" that parses',
-                    "targets.function_missing",
+                    FUNCTION_MISSING,
                     "warning",
                 )
             )
@@ -367,7 +369,7 @@ def _source_findings(path: str, function: str, at: SourceFile) -> list[Finding]:
                 Finding(
                     ("source",),
                     f'Function "{function}" not found in "{path}" (its functions: {listed})',
-                    "targets.function_missing",
+                    FUNCTION_MISSING,
                 )
             )
     return found
