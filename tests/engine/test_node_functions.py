@@ -4,12 +4,14 @@ compared with what the node runtime can actually call."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from studio.engine.node_binary import find_node
+from studio.engine import node_functions
+from studio.engine.node_binary import NODE_VARIABLE, find_node
 from studio.engine.node_functions import FUNCTIONS_SCRIPT
 from studio.engine.node_runtime import HOST_SCRIPT, NodeRuntime
 from studio.engine.runtimes import runtime_for
@@ -205,3 +207,20 @@ def test_the_pickers_rewrite_is_the_runtimes(tmp_path):
     assert len(pairs) == len(texts)
     for host, picker in pairs:
         assert host == picker
+
+
+def test_without_the_parser_installed_the_problem_says_to_run_make_setup(tmp_path, monkeypatch):
+    alone = tmp_path / "scripts" / "functions.mjs"
+    alone.parent.mkdir()
+    shutil.copy(FUNCTIONS_SCRIPT, alone)
+    monkeypatch.setattr(node_functions, "FUNCTIONS_SCRIPT", alone)
+    found = listing(tmp_path, "hook.js", "function main() {}\n")
+    assert found == [] and found.syntax_error is not None
+    assert "acorn" in found.syntax_error.message and "make setup" in found.syntax_error.message
+
+
+def test_without_a_usable_node_the_problem_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv(NODE_VARIABLE, str(tmp_path / "no-node"))
+    found = listing(tmp_path, "hook.ts", "function main() {}\n")
+    assert found == [] and found.syntax_error is not None
+    assert found.syntax_error.message.startswith("the function list needs Node")
