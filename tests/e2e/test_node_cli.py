@@ -68,3 +68,18 @@ def test_a_typescript_turn_error_names_the_line_from_the_command_line(workspace)
     }
     text = studio("run", workspace, "--sample", "support-ticket", "--hook", "lib/policy.ts:broken")
     assert "lib/policy.ts:10:16 in broken" in text.stdout
+
+
+def test_the_typescript_step_twin_gives_the_python_outcome_from_the_command_line(workspace):
+    outcomes = []
+    for hook in ("lib/prepare.ts", "lib/prepare.py:prepare_step"):
+        done = studio("run", workspace, "--sample", "step-escalated", "--hook", hook, "--json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        outcomes.append(json.loads(done.stdout))
+    ts, py = outcomes
+    assert ts["status"] == py["status"] == "ok"
+    assert ts["request"] == py["request"]
+    for outcome in outcomes:
+        assert outcome["inspection"].pop("sealedRequestId").startswith("request_")
+    assert ts["inspection"] == py["inspection"]
+    assert (ts["stdout"], ts["stderr"], ts["warnings"]) == ("", "", [])

@@ -40,6 +40,7 @@ from studio.core.step.baseline import (
     parse_contributor,
     shown_value,
 )
+from studio.core.step.js_values import JsValue
 
 V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11 = (f"V{n}" for n in range(1, 12))
 # Outside the V table: the value could not be read (the reference reports a callback failure),
@@ -50,6 +51,24 @@ ADD_SHAPE: Final = "add-shape"
 TOOL_COLLISION: Final = "tool-collision"
 # A selector that can select nothing: not an error in the reference, but almost never meant.
 NO_OP_SELECTOR: Final = "no-op-selector"
+
+# The names `name in {}` finds on any plain JavaScript object (spec/crux.md §8).
+OBJECT_PROTOTYPE_MEMBERS: Final = frozenset(
+    {
+        "__proto__",
+        "__defineGetter__",
+        "__defineSetter__",
+        "__lookupGetter__",
+        "__lookupSetter__",
+        "constructor",
+        "hasOwnProperty",
+        "isPrototypeOf",
+        "propertyIsEnumerable",
+        "toLocaleString",
+        "toString",
+        "valueOf",
+    }
+)
 
 COMPOSITION_RULES: Final = frozenset({V1, V2, V3, V4, V5, V6, V7, V8, V9})
 TYPE_ERROR_RULES: Final = frozenset({V10, V11, ADD_SHAPE})
@@ -72,6 +91,8 @@ class UnreadableAmendment:
 
 def js_truthy(value: Any) -> bool:
     """JavaScript truthiness: ``{}`` and ``[]`` are truthy there, unlike in Python."""
+    if isinstance(value, JsValue):
+        return value.truthy
     if value is None or isinstance(value, bool):
         return bool(value)
     if isinstance(value, int | float):
@@ -159,8 +180,19 @@ def validate_amendment(baseline: StepBaseline, amendment: Any) -> list[Finding]:
     return plan_amendment(baseline, amendment).findings
 
 
-def plan_amendment(baseline: StepBaseline, amendment: Any) -> AmendmentPlan:
-    """Snapshot, validate and apply ``amendment``; the plan's findings say whether it stands."""
+def plan_amendment(
+    baseline: StepBaseline, amendment: Any, identities: list[Any] | None = None
+) -> AmendmentPlan:
+    """Snapshot, validate and apply ``amendment``; the plan's findings say whether it stands.
+
+    ``identities`` come with a JavaScript hook's value, one per ``use.add`` entry: ``"stub"``
+    for an object the studio's ``@use-crux/core`` stand-in made (it stands for the baseline's
+    own contributor with that id and fields), ``"object:<n>"`` for any other object (the same
+    ``n`` is the same object), ``None`` for a value that is not an object. The reference
+    compares contributors by identity, so a fresh object equal to a baseline entry is a new
+    contributor there. Without them (JSON has no identity) an entry equal to a baseline one is
+    that entry.
+    """
     snap = snapshot(amendment)
     plan = AmendmentPlan(
         baseline=baseline,
@@ -186,7 +218,7 @@ def plan_amendment(baseline: StepBaseline, amendment: Any) -> AmendmentPlan:
             )
         )
         return plan
-    _apply_use(plan, snap.get("use") or {})
+    _apply_use(plan, snap.get("use") or {}, identities)
     _apply_tools(plan, snap)
     _check_budget(plan, snap)
     if "model" in snap and snap["model"] is not None:
@@ -231,7 +263,7 @@ def error_for(finding: Finding) -> dict[str, Any]:
     return {"name": name, "code": None, "message": finding.message, "diagnostics": []}
 
 
-def _apply_use(plan: AmendmentPlan, use: dict[str, Any]) -> None:
+def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] | None) -> None:
     adds: list[Any] = use.get("add") or []
     selectors: list[Any] = use.get("remove") or []
     baseline = plan.baseline.contributors
@@ -316,12 +348,20 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any]) -> None:
     plan.kept = [c for k, c in enumerate(baseline) if k not in removed]
     plan.removed = [c for k, c in enumerate(baseline) if k in removed]
     owners = _tool_owners(plan.baseline.tools, plan.kept)
+    seen_objects: set[Any] = set()
     for i, entry in enumerate(adds):
         if not js_truthy(entry):
             continue  # the reference skips falsy entries (the ``flag && entry`` pattern)
         path = ("use", "add", i)
         added = _added_contributor(plan, entry, path)
-        if added is None or added in baseline or added in plan.added:
+        if added is None:
+            continue
+        token = identities[i] if identities is not None and i < len(identities) else None
+        if isinstance(token, str) and token.startswith("object:"):
+            if token in seen_objects:
+                continue
+            seen_objects.add(token)
+        elif added in baseline or added in plan.added:
             continue
         for name, member, tool_path in owned_tool_paths(added, path):
             if name in owners:
@@ -361,7 +401,17 @@ def _apply_tools(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
     contributed = _js_key_order(list((snap.get("tools") or {}).keys()))
     existing = set(plan.tools)
     for name in contributed:
-        if name in existing:
+        if name in OBJECT_PROTOTYPE_MEMBERS:
+            plan.findings.append(
+                Finding(
+                    ("tools", name),
+                    f"tools entry {name!r} names a member of Object.prototype: the reference "
+                    "looks a tool name up with `in` on a plain object, where that name always "
+                    "exists, so it collides: contributed tool names must be unique",
+                    V8,
+                )
+            )
+        elif name in existing:
             plan.findings.append(
                 Finding(
                     ("tools", name),

@@ -36,6 +36,12 @@ from studio.core.step.sample import (
 from studio.core.step.settings import StepSettings, parse_step_settings
 from studio.core.turn_error import HookRef, TurnError, turn_error
 
+# A step hook written in TypeScript or JavaScript is a module export; when the source names no
+# function, the export the reference's users write is ``prepareStep`` (a Python hook keeps
+# ``main``).
+MODULE_DEFAULT_EXPORT: Final = "prepareStep"
+_MODULE_EXTENSIONS: Final = (".ts", ".mts", ".js", ".mjs")
+
 
 class _RunFields(TypedDict):
     """The :class:`RunOutcome` fields every step-preparation run fills in the same way."""
@@ -115,7 +121,10 @@ class StepContract(Contract):
                 )
             )
         ref = parse_source_ref(chosen.strip())
-        hook = HookRef(source=ref.path, function=ref.function, contract="step")
+        function = ref.function
+        if chosen.strip() == ref.path and ref.path.endswith(_MODULE_EXTENSIONS):
+            function = MODULE_DEFAULT_EXPORT
+        hook = HookRef(source=ref.path, function=function, contract="step")
         base: _RunFields = {
             "contract": self.name,
             "sample": job.sample.name,
@@ -128,6 +137,7 @@ class StepContract(Contract):
                 argument=step_worker_payload(parsed),
                 timeout_ms=step_timeout_ms(parsed.deadline_ms),
                 api="step",
+                options={"default_export": MODULE_DEFAULT_EXPORT},
             )
         )
         output = reply.output_fields(hook)
@@ -135,7 +145,12 @@ class StepContract(Contract):
             return RunOutcome(
                 status="turn_error", turn_error=_worker_failure(reply.error), **base, **output
             )
-        decision = decide_step(parsed, reply.value, reply.extra.get("reads") or [])
+        decision = decide_step(
+            parsed,
+            reply.value,
+            reply.extra.get("reads") or [],
+            identities=reply.extra.get("add_identities"),
+        )
         if decision.error is not None:
             error = decision.error.model_copy(
                 update={"hook": hook, "duration_ms": round(reply.duration_ms, 3)}

@@ -97,15 +97,18 @@ def decide_step(
     reads: Iterable[str],
     *,
     sealed_request_id: str | None = None,
+    identities: list[Any] | None = None,
 ) -> StepVerdict:
     """The decision for what the hook returned, with the resource reads it made.
 
     ``reads`` are the identities the hook read, in completion order (repeats are recorded once);
     each must be a readable resource of the sample: the hook API cannot record any other, so
     another identity raises ``ValueError`` (the engine's inputs disagree). Otherwise never raises.
+    ``identities``: the object identities of ``use.add`` a JavaScript hook's value carries
+    (see :func:`~studio.core.step.amendment.plan_amendment`).
     """
     records = pinned_reads(_read_records(sample, reads))
-    plan = plan_amendment(sample.baseline, returned)
+    plan = plan_amendment(sample.baseline, returned, identities)
     findings = tuple(plan.findings)
     first = first_error(plan.findings)
     if first is not None:

@@ -7,6 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import { stripTypeScriptTypes } from 'node:module';
+import { resolve as resolvePath } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
@@ -193,7 +194,7 @@ function newWorker(memoryBytes) {
     stdout: true,
     stderr: true,
     stdin: false,
-    execArgv: [],
+    execArgv: ['--no-warnings'],
   });
   const entry = { worker, memoryBytes, broken: false, ready: false };
   const onBroken = () => {
@@ -258,7 +259,8 @@ function startCall(header, input) {
     finish({ status: 'error', kind, message, details });
   calls.set(id, { stop });
 
-  const built = build(header, input);
+  const moduleMode = header.mode === 'module';
+  const built = moduleMode ? { warnings: [] } : build(header, input);
   if (built.error) {
     const at = built.at;
     const code = at ? header.source.split('\n')[at.line - 1]?.trim() || null : null;
@@ -274,17 +276,31 @@ function startCall(header, input) {
   }
   try {
     worker = takeWorker(header.memory_bytes);
-    worker.postMessage({
-      body: built.body,
-      map: built.map,
-      codeLines: built.codeLines,
-      source: header.source,
-      path: header.path,
-      fn: header.fn,
-      timeoutMs,
-      outputLimit,
-      resultLimit: header.result_bytes,
-    });
+    worker.postMessage(
+      moduleMode
+        ? {
+            mode: 'module',
+            api: header.api,
+            root: process.cwd(),
+            file: resolvePath(process.cwd(), header.path),
+            path: header.path,
+            fn: header.fn,
+            input: input.toString('utf8'),
+            timeoutMs,
+            resultLimit: header.result_bytes,
+          }
+        : {
+            body: built.body,
+            map: built.map,
+            codeLines: built.codeLines,
+            source: header.source,
+            path: header.path,
+            fn: header.fn,
+            timeoutMs,
+            outputLimit,
+            resultLimit: header.result_bytes,
+          },
+    );
   } catch (err) {
     stop('engine_failed', `the Node host could not start a worker: ${err?.message ?? err}`);
     return;
@@ -293,7 +309,14 @@ function startCall(header, input) {
   // loop, and the reference does that at N + 2000 ms.
   hardStop = setTimeout(
     () =>
-      stop(
+      moduleMode
+        ? stop(
+            'timeout',
+            `\`${header.fn}\` did not settle within ${timeoutMs} ms and never yielded, so its ` +
+              `worker was terminated at ${timeoutMs + HARD_STOP_GRACE_MS} ms`,
+            { stopped_at_ms: timeoutMs + HARD_STOP_GRACE_MS, timeout_ms: timeoutMs },
+          )
+        : stop(
         'timeout',
         `Execution timed out after ${timeoutMs}ms; the hook never yielded, so its worker was ` +
           `terminated at ${timeoutMs + HARD_STOP_GRACE_MS} ms, as the reference does`,
@@ -330,7 +353,12 @@ function startCall(header, input) {
     if (message.type === 'output') capture(message.stream, message.text);
     else if (message.type === 'over') capture(message.stream, message.text);
     else if (message.type === 'result') {
-      const reply = { status: 'ok', warnings: built.warnings, refused: message.refused };
+      const reply = {
+        status: 'ok',
+        warnings: built.warnings,
+        refused: message.refused,
+        extra: message.extra,
+      };
       finish(reply, Buffer.from(message.text, 'utf8'));
     } else if (message.type === 'result_over') {
       stop('output_limit', 'returned a result larger than the result limit', {
@@ -338,7 +366,7 @@ function startCall(header, input) {
         limit_bytes: header.result_bytes,
       });
     } else if (message.type === 'error') {
-      finish({ status: 'error', ...message.error, warnings: built.warnings });
+      finish({ status: 'error', ...message.error, warnings: built.warnings, extra: message.extra });
     }
   });
   worker.on('error', (err) => {

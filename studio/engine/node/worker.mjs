@@ -1,12 +1,15 @@
-// One call of an ADF pre-LLM hook, in a Worker of its own: a fresh vm context with the
-// reference's sandbox rules, the script compiled as the body of an async function, the result
-// serialised as the reference serialises it. The host starts this Worker ahead of the call (the
-// context is made before any hook code exists), sends it one call, and terminates it afterwards.
+// One call of a hook, in a Worker of its own. An ADF pre-LLM hook runs here: a fresh vm context
+// with the reference's sandbox rules, the script compiled as the body of an async function, the
+// result serialised as the reference serialises it. A step-preparation or chain hook (a module
+// export, with no sandbox) runs through module_call.mjs. The host starts this Worker ahead of
+// the call (the context is made before any hook code exists), sends it one call, and
+// terminates it afterwards.
 
 import { createRequire, SourceMap } from 'node:module';
 import vm from 'node:vm';
 import util from 'node:util';
 import { parentPort } from 'node:worker_threads';
+import { onStray, runModule } from './module_call.mjs';
 
 let body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit;
 let MISSING, sourceMap, sourceLines, escaped, FRAME;
@@ -199,7 +202,10 @@ function failWith(err, kind = 'exception') {
 
 // ---- the call --------------------------------------------------------------------------
 
+let moduleMode = false;
+
 process.on('unhandledRejection', (reason) => {
+  if (moduleMode) return onStray(reason);
   const isError = typeof reason === 'object' && reason !== null && 'message' in reason;
   failWith({
     name: isError ? reason.name : 'Error',
@@ -207,7 +213,7 @@ process.on('unhandledRejection', (reason) => {
     stack: isError ? reason.stack : '',
   });
 });
-process.on('uncaughtException', (err) => failWith(err));
+process.on('uncaughtException', (err) => (moduleMode ? onStray(err) : failWith(err)));
 
 async function call(job) {
   ({ body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit } = job);
@@ -281,5 +287,6 @@ async function call(job) {
 
 parentPort.postMessage({ type: 'ready' });
 parentPort.once('message', (job) => {
-  call(job).catch((err) => fail('engine_failed', `the worker failed: ${err?.message ?? err}`));
+  moduleMode = job.mode === 'module';
+  (moduleMode ? runModule(job) : call(job)).catch((err) => fail('engine_failed', `the worker failed: ${err?.message ?? err}`));
 });

@@ -1,0 +1,45 @@
+"""JavaScript values that JSON cannot carry, as a step hook written in TypeScript returns them.
+
+The node runtime snapshots a step hook's value in JavaScript terms (spec/crux.md §3), then sends
+it as JSON. A value JSON cannot hold (``NaN``, ``Infinity``, a ``BigInt``, a function, a symbol,
+a ``Date``) crosses as ``{"__studio_js__": kind, "text": ..., "truthy": ...}`` and is read back
+here as a :class:`JsValue`, so that the judge meets it where the hook put it: a NaN budget limit
+fails V10, a returned function fails V1, a NaN entry of ``use.add`` is falsy and skipped. Left
+as ``null`` (what ``JSON.stringify`` makes of most of them) it would pass or fail other rules.
+
+A ``JsValue`` is a ``str`` holding the value's JavaScript text (``NaN``, ``12n``, ``[function
+f]``, an ISO date), so it stays a JSON leaf for every walk over the amendment and shows as that
+text in messages and in the run's JSON; :func:`studio.core.step.amendment.js_truthy` reads its
+JavaScript truthiness.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+MARK: Final = "__studio_js__"
+_FIELDS: Final = frozenset({MARK, "text", "truthy"})
+
+
+class JsValue(str):
+    """A JavaScript value JSON cannot hold: ``kind`` (``number``, ``bigint``, ``function``,
+    ``symbol``, ``Date``), its text, and whether JavaScript counts it true."""
+
+    kind: str
+    truthy: bool
+
+    def __new__(cls, text: str, kind: str, truthy: bool) -> JsValue:
+        made = super().__new__(cls, text)
+        made.kind = kind
+        made.truthy = truthy
+        return made
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def js_value_hook(obj: dict[str, Any]) -> Any:
+    """``json.loads`` object hook: a crossing mark becomes a :class:`JsValue`."""
+    if obj.keys() == _FIELDS and isinstance(obj[MARK], str) and isinstance(obj["text"], str):
+        return JsValue(obj["text"], obj[MARK], bool(obj["truthy"]))
+    return obj

@@ -1,0 +1,398 @@
+// One call of a step-preparation or chain hook, in the Worker of its own that worker.mjs runs:
+// the hook is a real ES module (no ADF sandbox rules, spec/js-runtime.md §3), type-stripped as
+// ADF strips it, `@use-crux/core` resolved to the studio's stand-in (crux_core.mjs). A step hook
+// gets the StepContext of spec/crux.md §2, and what it returns is snapshotted here, in
+// JavaScript terms, before it crosses to Python (§3 to §5).
+
+import { readFileSync } from 'node:fs';
+import { registerHooks, stripTypeScriptTypes } from 'node:module';
+import { relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parentPort } from 'node:worker_threads';
+import * as crux from './crux_core.mjs';
+import { made as stubObjects } from './crux_handles.mjs';
+
+const CRUX = '@use-crux/core';
+const CRUX_URL = new URL('./crux_core.mjs', import.meta.url).href;
+const TYPESCRIPT = /\.m?ts$/;
+// A value JSON cannot carry crosses as this object; the Python side reads it back as a JsValue.
+export const MARK = '__studio_js__';
+
+let job;
+let root;
+let done = false;
+const reads = [];
+
+let addIdentities = null;
+
+function post(message) {
+  if (done) return;
+  done = true;
+  const extra = { reads: [...reads] };
+  if (addIdentities !== null) extra.add_identities = addIdentities;
+  parentPort.postMessage({ ...message, extra });
+}
+
+// The identity of each use.add entry, which JSON loses: the reference tells contributors apart
+// by object identity, not by their fields.
+function identitiesOf(snap) {
+  const adds = snap?.use?.add;
+  if (!Array.isArray(adds)) return null;
+  const numbers = new Map();
+  return adds.map((entry) => {
+    if (entry === null || typeof entry !== 'object') return null;
+    if (stubObjects.has(entry)) return 'stub';
+    if (!numbers.has(entry)) numbers.set(entry, numbers.size);
+    return `object:${numbers.get(entry)}`;
+  });
+}
+
+function fail(kind, message, details = {}) {
+  post({ type: 'error', error: { kind, message, details } });
+}
+
+function installHooks() {
+  process.setSourceMapsEnabled(true);
+  registerHooks({
+    resolve(specifier, context, next) {
+      if (specifier === CRUX) return { url: CRUX_URL, format: 'module', shortCircuit: true };
+      return next(specifier, context);
+    },
+    load(url, context, next) {
+      if (!url.startsWith('file:') || !TYPESCRIPT.test(url)) return next(url, context);
+      const { source } = next(url, { ...context, format: 'module' });
+      // Transform mode, as ADF strips: enums, namespaces and parameter properties compile.
+      const code = stripTypeScriptTypes(String(source), {
+        mode: 'transform',
+        sourceMap: true,
+        sourceUrl: url,
+      });
+      return { format: 'module', source: code, shortCircuit: true };
+    },
+  });
+}
+
+// ---- where an error happened, in the user's files ---------------------------------------
+
+const FRAME = /^\s*at (?:(.*?) \()?(?:file:\/\/)?(\/[^()]*?):(\d+):(\d+)\)?$/;
+const fileLines = new Map();
+
+function codeAt(file, line) {
+  let lines = fileLines.get(file);
+  if (lines === undefined) {
+    try {
+      lines = readFileSync(file, 'utf8').split('\n');
+    } catch {
+      lines = [];
+    }
+    fileLines.set(file, lines);
+  }
+  return lines[line - 1]?.trim() || null;
+}
+
+function framesOf(stack) {
+  const frames = [];
+  for (const text of String(stack ?? '').split('\n')) {
+    const m = FRAME.exec(text);
+    if (!m) continue;
+    const file = decodeURIComponent(m[2]);
+    if (!file.startsWith(root + sep)) continue;
+    const line = Number(m[3]);
+    const name = (m[1] ?? '').replace(/^(async |Module\.)+/, '');
+    frames.push({
+      file: relative(root, file),
+      line,
+      column: Number(m[4]),
+      function: name && name !== '<anonymous>' ? name : '<module>',
+      code: codeAt(file, line),
+    });
+  }
+  return frames.reverse();
+}
+
+function contractError(err) {
+  if (err === null || typeof err !== 'object') return null;
+  if (err.name === 'ResourceReadError' && crux.RESOURCE_READ_REASONS.includes(err.reason)) {
+    return { error: 'ResourceReadError', reason: err.reason, identity: err.identity ?? null };
+  }
+  if (err.name === 'PreparationError' && crux.PREPARATION_REASONS.includes(err.reason)) {
+    return { error: 'PreparationError', reason: err.reason };
+  }
+  return null;
+}
+
+function failWith(err, kind = 'exception') {
+  const { fn } = job;
+  const isError = err !== null && typeof err === 'object' && 'message' in err;
+  const name = isError ? String(err.name ?? 'Error') : typeof err;
+  const text = isError ? String(err.message) : String(err);
+  const frames = isError ? framesOf(err.stack) : [];
+  const last = frames.at(-1);
+  const at = last ? ` at ${last.file}:${last.line}:${last.column}` : '';
+  fail(kind, `\`${fn}\` raised ${name}: ${text}${at}`, {
+    frames,
+    exception: name,
+    contract_error: contractError(err),
+  });
+}
+
+export function onStray(reason) {
+  const isError = reason !== null && typeof reason === 'object' && 'message' in reason;
+  failWith({
+    name: isError ? reason.name : 'Error',
+    message: `unhandled promise rejection: ${isError ? reason.message : String(reason)}`,
+    stack: isError ? reason.stack : '',
+  });
+}
+
+// ---- loading -----------------------------------------------------------------------------
+
+function loadFailure(err) {
+  const { path } = job;
+  const message = String(err?.message ?? err);
+  const missing = /does not provide an export named '([^']+)'/.exec(message);
+  if (missing && (message.includes(`'${CRUX}'`) || message.includes(CRUX_URL))) {
+    const have = Object.keys(crux).sort().join(', ');
+    return fail(
+      'load_failed',
+      `${path} imports '${missing[1]}' from '${CRUX}', which the studio's stand-in for that ` +
+        `unpublished package does not have (it has: ${have})`,
+      { exception: 'SyntaxError', missing_export: missing[1] },
+    );
+  }
+  const frames = framesOf(err?.stack);
+  const where = /^(\/.*?):(\d+)\n/.exec(String(err?.stack ?? ''));
+  if (!frames.length && where && where[1].startsWith(root + sep)) {
+    const file = where[1];
+    const line = Number(where[2]);
+    frames.push({
+      file: relative(root, file),
+      line,
+      function: '<module>',
+      code: codeAt(file, line),
+    });
+  }
+  const at = frames.length ? ` at ${frames.at(-1).file}:${frames.at(-1).line}` : '';
+  return fail('load_failed', `loading ${path} raised ${err?.name ?? 'Error'}: ${message}${at}`, {
+    frames,
+    exception: String(err?.name ?? 'Error'),
+  });
+}
+
+// ---- the step context ----------------------------------------------------------------------
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+function handleIdentity(handle) {
+  if (typeof handle === 'string') return handle;
+  if (handle === null || typeof handle !== 'object') return null;
+  const found = handle.identity ?? handle.id;
+  return typeof found === 'string' ? found : null;
+}
+
+function stepContext(payload, signal) {
+  const declared = new Map();
+  for (const entry of payload.resources ?? []) declared.set(entry.identity, entry);
+  const pinned = new Map();
+  const resources = Object.freeze({
+    // Async, as the reference's mediator is; the first read of a handle pins its value.
+    read: async (handle) => {
+      const identity = handleIdentity(handle);
+      const entry = identity === null ? undefined : declared.get(identity);
+      if (entry === undefined) throw new crux.ResourceReadError('undeclared', identity);
+      if ('failure' in entry) throw new crux.ResourceReadError(entry.failure, identity);
+      if (!pinned.has(identity)) {
+        pinned.set(identity, deepFreeze(structuredClone(entry.value ?? null)));
+        reads.push(identity);
+      }
+      return pinned.get(identity);
+    },
+  });
+  const context = payload.context;
+  const stats = { ...context.stats };
+  if (typeof stats.at === 'string') stats.at = new Date(stats.at);
+  return Object.freeze({
+    ...deepFreeze({ ...context, stats: undefined }),
+    stats: deepFreeze(stats),
+    resources,
+    signal,
+  });
+}
+
+// ---- the reference's snapshot of the returned value, then its crossing to Python -----------
+
+class Unreadable extends Error {}
+
+function spreadArray(value, where) {
+  try {
+    return [...value];
+  } catch {
+    throw new Unreadable(`${where} must be an array (or another iterable) to be read`);
+  }
+}
+
+function snapshot(value) {
+  if (!value) return undefined;
+  if (typeof value !== 'object') return value;
+  const out = {};
+  if (value.use) {
+    const use = {};
+    if (value.use.add) use.add = spreadArray(value.use.add, 'use.add');
+    if (value.use.remove) use.remove = spreadArray(value.use.remove, 'use.remove');
+    out.use = use;
+  }
+  if (value.tools) out.tools = { ...value.tools };
+  if (value.activeTools) out.activeTools = spreadArray(value.activeTools, 'activeTools');
+  if ('model' in value) out.model = value.model;
+  if (value.inputBudget) out.inputBudget = { ...value.inputBudget };
+  return out;
+}
+
+function jsValue(kind, text, truthy) {
+  return { [MARK]: kind, text, truthy };
+}
+
+// JSON for what JSON can hold; a JsValue mark for a value it cannot, so that the judge sees it
+// where it is (a NaN budget fails V10, a function returned fails V1) instead of a silent null.
+// Objects (class instances too) cross as their own enumerable properties, in their own order;
+// an `undefined` property is left out and an `undefined` array item is null, as JSON.stringify
+// does. `identities` numbers every object by identity for use.add.
+function encode(value, ancestors = []) {
+  switch (typeof value) {
+    case 'undefined':
+      return null;
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      if (Number.isFinite(value)) return value;
+      return jsValue('number', String(value), !Number.isNaN(value));
+    case 'bigint':
+      return jsValue('bigint', `${value}n`, value !== 0n);
+    case 'symbol':
+      return jsValue('symbol', value.toString(), true);
+    case 'function':
+      return jsValue('function', `[function ${value.name || 'anonymous'}]`, true);
+    default:
+      break;
+  }
+  if (value === null) return null;
+  if (value instanceof Date) {
+    return jsValue('Date', Number.isNaN(+value) ? 'Invalid Date' : value.toISOString(), true);
+  }
+  if (ancestors.includes(value)) throw new Unreadable('the returned value contains itself (a cycle)');
+  const inner = [...ancestors, value];
+  if (Array.isArray(value)) return Array.from(value, (item) => encode(item, inner));
+  const out = {};
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    if (item === undefined) continue;
+    // defineProperty: a key named "__proto__" stays an own key, as it was in the hook's object.
+    Object.defineProperty(out, key, {
+      value: encode(item, inner),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+function crossing(snap) {
+  if (snap === undefined) return 'null';
+  if (snap !== null && typeof snap === 'object' && !(snap instanceof Date)) {
+    const { model, ...rest } = snap;
+    const out = encode(rest);
+    // `model` is kept whenever present, `undefined` included: the record counts its presence.
+    if ('model' in snap) out.model = encode(model);
+    return JSON.stringify(out);
+  }
+  return JSON.stringify(encode(snap));
+}
+
+// ---- the call --------------------------------------------------------------------------------
+
+export async function runModule(received) {
+  job = received;
+  root = job.root;
+  const { file, fn, api, timeoutMs, resultLimit } = job;
+  installHooks();
+  let hookModule;
+  try {
+    hookModule = await import(pathToFileURL(file).href);
+  } catch (err) {
+    return loadFailure(err);
+  }
+  const target = hookModule[fn];
+  if (typeof target !== 'function') {
+    const found = Object.keys(hookModule)
+      .filter((name) => typeof hookModule[name] === 'function')
+      .sort();
+    const what = fn in hookModule ? 'is not a function' : 'is not exported';
+    return fail(
+      'function_missing',
+      `\`${fn}\` ${what} by ${job.path} (exported functions: ${found.join(', ') || 'none'})`,
+      { available: found },
+    );
+  }
+  const payload = JSON.parse(job.input);
+  const controller = new AbortController();
+  const argument = api === 'step' ? stepContext(payload, controller.signal) : payload;
+
+  // The deadline never interrupts the callback: it fires the signal and the call stops waiting;
+  // whatever the hook returns later is ignored.
+  const late = Symbol('late');
+  let timer;
+  const deadline = new Promise((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new DOMException('Request preparation timed out.', 'TimeoutError'));
+      resolve(late);
+    }, timeoutMs);
+  });
+  let value;
+  try {
+    value = await Promise.race([Promise.resolve().then(() => target(argument)), deadline]);
+  } catch (err) {
+    clearTimeout(timer);
+    return failWith(err);
+  }
+  clearTimeout(timer);
+  if (value === late) {
+    return fail('timeout', `\`${fn}\` did not settle within ${timeoutMs} ms`, {
+      contract_error: api === 'step' ? { error: 'PreparationError', reason: 'timeout' } : null,
+      timeout_ms: timeoutMs,
+    });
+  }
+  let text;
+  try {
+    if (api === 'step') {
+      const snap = snapshot(value);
+      addIdentities = identitiesOf(snap);
+      text = crossing(snap);
+    }
+    else text = value === undefined ? 'null' : JSON.stringify(value);
+  } catch (err) {
+    const why = err instanceof Unreadable ? err.message : `${err?.name}: ${err?.message ?? err}`;
+    return fail('invalid_result', `\`${fn}\` returned a value that cannot be read: ${why}`, {
+      contract_error: api === 'step' ? { error: 'PreparationError', reason: 'callback' } : null,
+    });
+  }
+  if (text === undefined) {
+    return fail('invalid_result', `\`${fn}\` returned a value that is not JSON (${typeof value})`);
+  }
+  if (Buffer.byteLength(text) > resultLimit) {
+    if (!done) {
+      done = true;
+      parentPort.postMessage({ type: 'result_over' });
+    }
+    return undefined;
+  }
+  return post({ type: 'result', text });
+}
+

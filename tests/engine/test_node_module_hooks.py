@@ -1,0 +1,438 @@
+"""Step-preparation and chain hooks written in TypeScript (spec/js-runtime.md §3): real ES module
+exports run by the node runtime through the real runner, judged by the same contracts as their
+Python twins, on a copy of the bundled workspace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studio.core.step.sample import parse_step_sample
+from studio.core.workspace.folder import Workspace
+from tests.support.runners import LiveRunner
+from tests.support.workspaces import copy_bundled_workspace, write_json
+
+
+@pytest.fixture
+def bundled(tmp_path: Path):
+    root = copy_bundled_workspace(tmp_path / "ws")
+    step = json.loads((root / "samples" / "step-escalated.json").read_text())
+    step["resources"] += [
+        {"identity": "blackboard:late", "failure": "unresolved"},
+        {"identity": "blackboard:store", "failure": "storage-unavailable"},
+        {"identity": "blackboard:secret", "failure": "unauthorized"},
+    ]
+    stats = parse_step_sample(step).stats.to_json()  # type: ignore[union-attr]
+    step["step"]["stats"] = {**stats, "at": "2026-03-01T09:15:00.000Z"}
+    write_json(root / "samples" / "step-resources.json", step)
+    live = LiveRunner(Workspace.open(root))
+    yield live
+    live.close()
+
+
+def write(live: LiveRunner, name: str, text: str) -> str:
+    (live.runner.workspace.root / "lib" / name).write_text(text)
+    return f"lib/{name}"
+
+
+def step(live: LiveRunner, text: str, sample: str = "step-resources", name: str = "h.ts"):
+    return live.run(sample, hook=write(live, name, text))
+
+
+def without_ids(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if record is None else {k: v for k, v in record.items() if k != "sealedRequestId"}
+
+
+# ---- the twins -------------------------------------------------------------------------------
+
+
+def test_the_typescript_step_twin_decides_as_the_python_one(bundled):
+    ts = bundled.run("step-escalated", hook="lib/prepare.ts")
+    py = bundled.run("step-escalated", hook="lib/prepare.py:prepare_step")
+    assert ts.status == py.status == "ok", ts.turn_error
+    assert ts.hook.function == "prepareStep"
+    assert without_ids(ts.decision_record) == without_ids(py.decision_record)
+    assert ts.effective == py.effective
+    assert ts.result == py.result
+    assert ts.stderr == ts.stdout == "" and ts.warnings == py.warnings
+
+
+def test_the_typescript_chain_twins_run_the_chain_as_the_python_ones(bundled):
+    root = bundled.runner.workspace.root
+    settings = json.loads((root / "hookstudio.json").read_text())
+    py = bundled.run("chain-refund")
+    names = {
+        "chain_hooks.py:policy_suffix": "chain_hooks.ts:policySuffix",
+        "chain_hooks.py:route_small_talk": "chain_hooks.ts:routeSmallTalk",
+        "chain_hooks.py:no_refund_promises": "chain_hooks.ts:noRefundPromises",
+    }
+    text = json.dumps(settings)
+    for old, new in names.items():
+        text = text.replace(old, new)
+    (root / "hookstudio.json").write_text(text)
+    ts = bundled.run("chain-refund")
+    assert ts.status == py.status == "ok", ts.turn_error
+    assert {k: v for k, v in ts.result.items() if k != "timeline"} == {
+        k: v for k, v in py.result.items() if k != "timeline"
+    }
+    timeline = [(s.chain, s.position, s.attempt, s.changed, s.stopped) for s in ts.chain]
+    assert timeline == [(s.chain, s.position, s.attempt, s.changed, s.stopped) for s in py.chain]
+    assert [s.hook for s in ts.chain if "chain_hooks" in s.hook] == [
+        "lib/chain_hooks.ts:routeSmallTalk",
+        "lib/chain_hooks.ts:policySuffix",
+        "lib/chain_hooks.ts:noRefundPromises",
+        "lib/chain_hooks.ts:noRefundPromises",
+    ]
+
+
+def test_a_chain_hook_that_short_circuits_stops_the_chain(bundled):
+    root = bundled.runner.workspace.root
+    sample = json.loads((root / "samples" / "chain-refund.json").read_text())
+    sample["context"]["messages"] = [{"role": "user", "content": "Hello"}]
+    write_json(root / "samples" / "chain-hello.json", sample)
+    outcome = bundled.run("chain-hello", hook="lib/chain_hooks.ts:routeSmallTalk")
+    assert outcome.status == "ok", outcome.turn_error
+    stopped = [s.stopped for s in outcome.chain if s.stopped]
+    assert stopped == ["shortCircuit"]
+
+
+def test_a_chain_hook_of_the_wrong_shape_fails_the_turn_at_its_position(bundled):
+    source = write(
+        bundled, "bad_chain.ts", "export const main = () => ({ sytemPromptSuffix: 1 });\n"
+    )
+    outcome = bundled.run("chain-refund", hook=source)
+    assert outcome.status == "turn_error"
+    assert outcome.turn_error.kind == "invalid_result"
+
+
+def test_a_chain_hook_returning_a_bigint_fails_closed(bundled):
+    source = write(bundled, "big_chain.ts", "export const main = () => ({ state: { n: 1n } });\n")
+    error = bundled.run("chain-refund", hook=source).turn_error
+    assert error.kind == "invalid_result"
+    assert "BigInt" in error.message
+
+
+# ---- which export ------------------------------------------------------------------------------
+
+
+def test_a_module_source_without_a_name_calls_prepare_step_and_python_keeps_main(bundled):
+    source = write(bundled, "other.ts", "export function main() { return { model: 'm' }; }\n")
+    outcome = bundled.run("step-escalated", hook=source)
+    assert outcome.turn_error.kind == "function_missing"
+    assert "`prepareStep` is not exported by lib/other.ts (exported functions: main)" in (
+        outcome.turn_error.message
+    )
+    named = bundled.run("step-escalated", hook=f"{source}:main")
+    assert named.status == "ok" and named.effective["model"] == "m"
+    python = bundled.run("step-escalated", hook="lib/prepare.py")
+    assert python.turn_error.kind == "function_missing"
+    assert python.hook.function == "main"
+
+
+# ---- the step context --------------------------------------------------------------------------
+
+
+CONTEXT_PROBE = """\
+import { workingState, blackboard } from '@use-crux/core';
+
+export async function prepareStep(ctx: any) {
+  const first = await ctx.resources.read(workingState('support-control'));
+  const again = await ctx.resources.read('working-state:support-control');
+  let mutated = 'no';
+  try {
+    first.escalated = false;
+    ctx.messages.push({});
+    mutated = 'yes';
+  } catch {
+    mutated = 'refused';
+  }
+  let fallback = 'none';
+  try { await ctx.resources.read(blackboard('late')); } catch (err: any) {
+    fallback = `${err.name}:${err.reason}`;
+  }
+  return {
+    model: {
+      at: ctx.stats.at instanceof Date ? ctx.stats.at.toISOString() : 'no date',
+      frozen: Object.isFrozen(ctx) && Object.isFrozen(ctx.messages) && Object.isFrozen(first),
+      signal: ctx.signal instanceof AbortSignal && !ctx.signal.aborted,
+      same: first === again,
+      mutated,
+      fallback,
+      fields: Object.keys(ctx),
+    },
+  };
+}
+"""
+
+
+def test_the_step_context_is_frozen_json_with_a_date_a_signal_and_resources(bundled):
+    outcome = step(bundled, CONTEXT_PROBE)
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.effective["model"] == {
+        "at": "2026-03-01T09:15:00.000Z",
+        "frozen": True,
+        "signal": True,
+        "same": True,
+        "mutated": "refused",
+        "fallback": "ResourceReadError:unresolved",
+        "fields": [
+            "operation",
+            "input",
+            "index",
+            "reason",
+            "messages",
+            "toolHistory",
+            "stats",
+            "resources",
+            "signal",
+        ],
+    }
+    (read,) = outcome.decision_record["resources"]
+    assert read["identity"] == "working-state:support-control"
+
+
+@pytest.mark.parametrize(
+    ("handle", "reason"),
+    [
+        ("blackboard('missing')", "undeclared"),
+        ("blackboard('late')", "unresolved"),
+        ("blackboard('store')", "storage-unavailable"),
+        ("blackboard('secret')", "unauthorized"),
+    ],
+)
+def test_an_uncaught_resource_error_keeps_its_reason_as_in_python(bundled, handle, reason):
+    ts = step(
+        bundled,
+        "import { blackboard } from '@use-crux/core';\n"
+        f"export const prepareStep = async (ctx: any) => ctx.resources.read({handle});\n",
+    )
+    identity = handle.split("'")[1]
+    py_source = write(
+        bundled,
+        "reader.py",
+        f"def main(ctx):\n    return ctx.resources.read('blackboard:{identity}')\n",
+    )
+    py = bundled.run("step-resources", hook=py_source)
+    for outcome in (ts, py):
+        error = outcome.turn_error
+        assert error.kind == "resource_read", error
+        assert error.reason == "callback"
+        assert error.details["resource_reason"] == reason
+        assert error.details["identity"] == f"blackboard:{identity}"
+        assert error.message.startswith(f"Preparation resource read failed: {reason}.")
+
+
+def test_a_preparation_error_the_hook_throws_keeps_its_reason(bundled):
+    outcome = step(
+        bundled,
+        "import { PreparationError } from '@use-crux/core';\n"
+        "export function prepareStep() { throw new PreparationError('aborted'); }\n",
+    )
+    error = outcome.turn_error
+    assert error.reason == "aborted"
+    assert error.message.startswith("Request preparation failed: aborted.")
+
+
+def test_an_exception_names_the_line_in_the_ts_file(bundled):
+    outcome = step(
+        bundled,
+        "type Ctx = { input: any };\n\nexport function prepareStep(ctx: Ctx) {\n"
+        "  return ctx.input.missing.field;\n}\n",
+    )
+    error = outcome.turn_error
+    assert (error.kind, error.reason) == ("exception", "callback")
+    assert error.message.startswith("Request preparation failed: callback.")
+    frame = error.traceback[-1]
+    assert (frame.file, frame.line, frame.function) == ("lib/h.ts", 4, "prepareStep")
+    assert frame.code == "return ctx.input.missing.field;"
+
+
+def test_an_import_the_stub_lacks_is_a_clear_error(bundled):
+    outcome = step(
+        bundled,
+        "import { defineAgent } from '@use-crux/core';\n"
+        "export const prepareStep = () => defineAgent;\n",
+    )
+    error = outcome.turn_error
+    assert error.kind == "load_failed"
+    assert "imports 'defineAgent' from '@use-crux/core'" in error.message
+    assert "workingState" in error.message
+
+
+def test_the_deadline_fires_the_signal_and_a_late_result_is_ignored(bundled):
+    root = bundled.runner.workspace.root
+    sample = json.loads((root / "samples" / "step-escalated.json").read_text())
+    sample["deadline_ms"] = 300
+    write_json(root / "samples" / "step-short.json", sample)
+    outcome = step(
+        bundled,
+        "export function prepareStep(ctx: any) {\n"
+        "  return new Promise((resolve) => ctx.signal.addEventListener('abort', () =>\n"
+        "    resolve({ model: String(ctx.signal.reason?.name) })));\n}\n",
+        sample="step-short",
+    )
+    error = outcome.turn_error
+    assert (error.kind, error.reason) == ("timeout", "timeout")
+    assert error.message.startswith("Request preparation failed: timeout.")
+    assert outcome.result is None
+
+
+def test_a_hook_that_never_yields_is_stopped_after_the_deadline(bundled):
+    root = bundled.runner.workspace.root
+    sample = json.loads((root / "samples" / "step-escalated.json").read_text())
+    sample["deadline_ms"] = 200
+    write_json(root / "samples" / "step-short.json", sample)
+    outcome = step(bundled, "export function prepareStep() { for (;;) {} }\n", sample="step-short")
+    assert (outcome.turn_error.kind, outcome.turn_error.reason) == ("timeout", "timeout")
+    follow_up = bundled.run("step-escalated", hook="lib/prepare.ts")
+    assert follow_up.status == "ok"
+
+
+# ---- JavaScript values, judged as the reference judges them ------------------------------------
+
+
+def returning(live: LiveRunner, expression: str, prelude: str = ""):
+    return step(
+        live, f"{prelude}\nexport function prepareStep(ctx: any) {{ return {expression}; }}\n"
+    )
+
+
+@pytest.mark.parametrize("falsy", ["undefined", "null", "0", "''", "NaN", "false", "0n"])
+def test_every_falsy_value_is_no_amendment(bundled, falsy):
+    outcome = returning(bundled, falsy)
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.result is None
+    asked = outcome.decision_record["amendment"]
+    assert asked["addedContributors"] == 0 and asked["modelChanged"] is False
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("() => 1", "[function anonymous]"),
+        ("prepareStep", "[function prepareStep]"),
+        ("12n", "12n"),
+        ("Infinity", "Infinity"),
+        ("Symbol('s')", "Symbol(s)"),
+    ],
+)
+def test_a_truthy_value_that_is_not_an_object_fails_v1(bundled, value, shown):
+    error = returning(bundled, value).turn_error
+    assert error.kind == "invalid_composition"
+    assert error.details["rule"] == "V1"
+    assert f"the hook returned {shown}:" in error.message
+
+
+def test_a_date_or_a_class_instance_is_read_through_its_properties(bundled):
+    assert returning(bundled, "new Date()").result == {}
+    outcome = returning(
+        bundled,
+        "new Choice()",
+        "class Base { get model() { return 'review-model'; } }\n"
+        "class Choice extends Base { activeTools = ['searchKnowledge']; }",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.effective["model"] == "review-model"
+    assert outcome.decision_record["amendment"]["activeTools"] == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "shown"),
+    [("NaN", "NaN"), ("24000n", "24000n"), ("Infinity", "Infinity"), ("new Date(0)", None)],
+)
+def test_a_budget_limit_javascript_cannot_count_fails_v10(bundled, limit, shown):
+    error = returning(bundled, f"{{ inputBudget: {{ max: {limit} }} }}").turn_error
+    assert error.details["rule"] == "V10"
+    if shown:
+        assert error.message.endswith(f"got {shown}")
+
+
+def test_undefined_keys_are_left_out_and_a_nan_contributor_is_skipped(bundled):
+    outcome = returning(
+        bundled,
+        "{ inputBudget: { max: undefined, optimizeAt: 100 }, use: { add: [NaN, undefined] },"
+        " model: undefined }",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.decision_record["amendment"]["addedContributors"] == 2
+    assert outcome.decision_record["amendment"]["modelChanged"] is True
+    assert outcome.effective["model"] == "standard-model"
+
+
+def test_a_spread_that_throws_is_a_callback_failure(bundled):
+    error = returning(bundled, "{ activeTools: 5 }").turn_error
+    assert (error.kind, error.reason) == ("invalid_result", "callback")
+    assert error.message.startswith("Request preparation failed: callback.")
+
+
+def test_a_cycle_in_the_amendment_is_a_callback_failure(bundled):
+    outcome = returning(
+        bundled,
+        "(() => { const c: any = { id: 'loop', kind: 'context' }; c.children = [c];"
+        " return { use: { add: [c] } }; })()",
+    )
+    assert outcome.turn_error.reason == "callback"
+    assert "contains itself" in outcome.turn_error.message
+
+
+def test_a_tools_key_named_like_a_prototype_member_collides_as_in_the_reference(bundled):
+    outcome = returning(bundled, '{ tools: JSON.parse(\'{"__proto__": {"description": "x"}}\') }')
+    assert outcome.result["tools"] == {"__proto__": {"description": "x"}}
+    assert outcome.turn_error.details["rule"] == "V8"
+    for name in ("toString", "constructor", "hasOwnProperty"):
+        ts = returning(bundled, f"{{ tools: {{ {name}: {{ description: 'x' }} }} }}")
+        assert (ts.turn_error.kind, ts.turn_error.details["rule"]) == ("invalid_composition", "V8")
+        py_source = write(
+            bundled, "tools.py", f"def main(ctx):\n    return {{'tools': {{'{name}': {{}}}}}}\n"
+        )
+        py = bundled.run("step-resources", hook=py_source)
+        assert py.turn_error.details["rule"] == "V8"
+    # In an object literal `__proto__:` sets the prototype; the spread keeps no such key.
+    literal = returning(bundled, "{ tools: { __proto__: { toString: 1 } } }")
+    assert literal.status == "ok" and literal.result["tools"] == {}
+
+
+# ---- object identity of contributors ----------------------------------------------------------
+
+
+def test_the_baselines_own_contributor_adds_nothing_and_a_fresh_copy_duplicates_it(bundled):
+    own = returning(
+        bundled,
+        "{ use: { add: [prompt('support-persona'), prompt('support-persona')] } }",
+        "import { prompt } from '@use-crux/core';",
+    )
+    assert own.status == "ok", own.turn_error
+    assert own.effective["addedContributors"] == []
+    assert own.decision_record["amendment"]["addedContributors"] == 2
+    fresh = returning(bundled, "{ use: { add: [{ id: 'support-persona', kind: 'context' }] } }")
+    assert fresh.status == "ok", fresh.turn_error
+    assert fresh.effective["addedContributors"] == ["support-persona"]
+    assert fresh.effective["contributors"].count("support-persona") == 2
+
+
+def test_one_object_added_twice_is_one_contributor_and_two_equal_objects_collide(bundled):
+    once = returning(
+        bundled,
+        "(() => { const c = { id: 'extra', tools: ['lookup'] };"
+        " return { use: { add: [c, c] } }; })()",
+    )
+    assert once.status == "ok", once.turn_error
+    assert once.effective["addedContributors"] == ["extra"]
+    twice = returning(
+        bundled,
+        "{ use: { add: [{ id: 'extra', tools: ['lookup'] },"
+        " { id: 'extra', tools: ['lookup'] }] } }",
+    )
+    assert twice.turn_error.kind == "invalid_composition"
+    assert twice.turn_error.details["rule"] == "tool-collision"
+    python = write(
+        bundled,
+        "twice.py",
+        "def main(ctx):\n    c = {'id': 'extra', 'tools': ['lookup']}\n"
+        "    return {'use': {'add': [c, dict(c)]}}\n",
+    )
+    # JSON has no identity: for a Python hook the two equal entries are one contributor.
+    assert bundled.run("step-resources", hook=python).effective["addedContributors"] == ["extra"]
