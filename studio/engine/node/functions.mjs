@@ -16,7 +16,10 @@ import vm from 'node:vm';
 import * as acorn from 'acorn';
 
 const PREFIX = '(async () => {';
+// Salvaging a broken file re-reads it once per blanked statement; both bounds keep a large file
+// with many errors from holding up the picker.
 const MAX_SALVAGE = 50;
+const SALVAGE_MS = 250;
 
 // host.mjs's rewrite, repeated because importing host.mjs starts a host on this process's
 // stdin; tests/engine/test_node_functions.py checks that the two agree.
@@ -198,7 +201,8 @@ const TOP_LEVEL_START = /^[^\s)\]}]/;
 function salvage(path, text, first) {
   const lines = text.split('\n');
   let broken = first;
-  for (let tries = 0; tries < MAX_SALVAGE; tries++) {
+  const deadline = Date.now() + SALVAGE_MS;
+  for (let tries = 0; tries < MAX_SALVAGE && Date.now() < deadline; tries++) {
     const bad = Math.min(Math.max(broken.line - 1, 0), lines.length - 1);
     const starts = lines.map((l, i) => (TOP_LEVEL_START.test(l) ? i : -1)).filter((i) => i >= 0);
     const head = Math.max(0, ...starts.filter((i) => i <= bad));
