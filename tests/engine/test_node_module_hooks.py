@@ -436,3 +436,22 @@ def test_one_object_added_twice_is_one_contributor_and_two_equal_objects_collide
     )
     # JSON has no identity: for a Python hook the two equal entries are one contributor.
     assert bundled.run("step-resources", hook=python).effective["addedContributors"] == ["extra"]
+
+
+def test_a_module_hook_imports_its_own_typescript_modules_and_node_built_ins(bundled):
+    write(bundled, "models.ts", "export enum Model { Review = 'review-model' }\n")
+    outcome = returning(
+        bundled,
+        "{ model: `${Model.Review}:${createHash('sha256').update('x').digest('hex').length}` }",
+        "import { Model } from './models.ts';\nimport { createHash } from 'node:crypto';",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.effective["model"] == "review-model:64"
+
+
+def test_a_typescript_syntax_error_fails_loading_and_the_next_run_works(bundled):
+    outcome = step(bundled, "export function prepareStep(ctx: any) {\n  return {;\n}\n")
+    error = outcome.turn_error
+    assert (error.kind, error.reason) == ("load_failed", "callback")
+    assert "lib/h.ts" in error.message
+    assert bundled.run("step-escalated", hook="lib/prepare.ts").status == "ok"

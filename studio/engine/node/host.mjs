@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { stripTypeScriptTypes } from 'node:module';
 import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
@@ -85,6 +86,28 @@ function transpile(path, text) {
     transpiles.set(key, done);
   }
   return done;
+}
+
+// A step or chain hook's module, stripped here rather than in its Worker: the first strip in a
+// thread loads the TypeScript parser (a hundred milliseconds or more), which this long-lived
+// host pays once. The inline source map names the file by its URL, so that stack frames in the
+// Worker point at the user's file and line.
+const modules = new Map();
+
+function transpileModule(url, text) {
+  const key = createHash('sha256').update(url).update('\0').update(text).digest('hex');
+  let code = modules.get(key);
+  if (code === undefined) {
+    try {
+      code = stripTypeScriptTypes(text, { mode: 'transform', sourceMap: true, sourceUrl: url });
+    } catch {
+      // The Worker strips it again and reports the failure with the file's own loading error.
+      code = null;
+    }
+    if (modules.size >= TRANSPILE_CACHE_SIZE) modules.delete(modules.keys().next().value);
+    modules.set(key, code);
+  }
+  return code;
 }
 
 // The position of a type-stripping error: its stack starts "<path>:<line>", then the source
@@ -276,13 +299,18 @@ function startCall(header, input) {
   }
   try {
     worker = takeWorker(header.memory_bytes);
+    const file = moduleMode ? resolvePath(process.cwd(), header.path) : null;
+    const url = moduleMode ? pathToFileURL(file).href : null;
     worker.postMessage(
       moduleMode
         ? {
             mode: 'module',
+            prepared: /\.m?ts$/.test(header.path)
+              ? { url, code: transpileModule(url, header.source) }
+              : null,
             api: header.api,
             root: process.cwd(),
-            file: resolvePath(process.cwd(), header.path),
+            file,
             path: header.path,
             fn: header.fn,
             input: input.toString('utf8'),

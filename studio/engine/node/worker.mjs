@@ -9,7 +9,7 @@ import { createRequire, SourceMap } from 'node:module';
 import vm from 'node:vm';
 import util from 'node:util';
 import { parentPort } from 'node:worker_threads';
-import { onStray, runModule } from './module_call.mjs';
+import { onStray, prepareModules, runModule } from './module_call.mjs';
 
 let body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit;
 let MISSING, sourceMap, sourceLines, escaped, FRAME;
@@ -285,6 +285,7 @@ async function call(job) {
   }
 }
 
+await prepareModules();
 parentPort.postMessage({ type: 'ready' });
 parentPort.once('message', (job) => {
   moduleMode = job.mode === 'module';
