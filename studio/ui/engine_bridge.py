@@ -313,6 +313,9 @@ class EngineBridge(QObject):
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            # A cancelled task does not stop its thread: let work already begun (a listing's
+            # Node process, a records read) end, so nothing outlives the window.
+            await asyncio.get_running_loop().shutdown_default_executor()
 
         if self._thread.is_alive():
             with contextlib.suppress(Exception):

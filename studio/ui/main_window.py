@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.undo_stack = QUndoStack(self)
         self._functions_key: tuple[Any, ...] | None = None
         self._listings: dict[Path, tuple[tuple[int, int], FunctionList | None]] = {}
+        self._listing_jobs: dict[Path, tuple[int, int]] = {}
         self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
@@ -291,6 +292,7 @@ class MainWindow(QMainWindow):
         self.workspace = workspace
         self.store = store
         self._listings.clear()
+        self._listing_jobs.clear()
         self.hook_editor.set_source_lookup(self._source_file)
         self.bridge.open_workspace(workspace, store)
         self.workspace_panel.set_workspace(workspace)
@@ -444,8 +446,10 @@ class MainWindow(QMainWindow):
         self.hook_editor.set_functions(listing.names() if listing is not None else [])
 
     def _listing(self, target: Path) -> FunctionList | None:
-        """The functions of a hook source, listed once per version of the file (a TypeScript
-        file is parsed by a Node process); None when no runtime lists this kind of file."""
+        """The functions of a hook source, listed once per version of the file; None until
+        they are known (or when no runtime lists this kind of file). The listing is made off
+        the GUI thread, since a TypeScript file is parsed by a Node process; when it is ready,
+        the picker and the findings are shown again."""
         runtime = runtime_for(str(target))
         try:
             info = target.stat()
@@ -455,14 +459,30 @@ class MainWindow(QMainWindow):
         cached = self._listings.get(target)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        listing: FunctionList | None = None
-        if runtime is not None:
-            try:
-                listing = runtime.functions(target)
-            except OSError:
-                listing = None
-        self._listings[target] = (stamp, listing)
-        return listing
+        if runtime is None:
+            self._listings[target] = (stamp, None)
+            return None
+        if self._listing_jobs.get(target) != stamp:
+            self._listing_jobs[target] = stamp
+            job = self.bridge.submit(runtime.functions, target)
+            job.finished.connect(partial(self._on_listed, target, stamp))
+            job.failed.connect(partial(self._on_listing_failed, target, stamp))
+        return None
+
+    def _on_listing_failed(self, target: Path, stamp: tuple[int, int], _error: object) -> None:
+        self._on_listed(target, stamp, None)
+
+    def _on_listed(self, target: Path, stamp: tuple[int, int], listing: object) -> None:
+        if self._listing_jobs.get(target) != stamp:
+            return  # a newer version of the file is being listed
+        del self._listing_jobs[target]
+        self._listings[target] = (stamp, listing if isinstance(listing, FunctionList) else None)
+        self._functions_key = None
+        self.hook_editor.recheck()
+        if self.workspace is not None:
+            source = self.hook_editor.draft.source
+            path = parse_source_ref(source).path if source else ""
+            self._show_functions_of(self.workspace.root / path if path else None)
 
     def _source_file(self, path: str) -> SourceFile | None:
         """What is at a hook's source path in the open workspace, for the editor's findings."""

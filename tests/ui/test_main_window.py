@@ -14,6 +14,8 @@ from studio.core.pre_llm.targets import TargetKind, TargetRow
 from studio.ui.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 20_000
+# A bound on waiting for a condition, not a speed check: the suite runs beside other work.
+WAIT_MS = 20_000
 
 
 @pytest.fixture
@@ -341,6 +343,10 @@ def test_a_python_source_is_a_warning_that_adf_will_not_load_it(window):
     assert window.hook_editor.save_button.isEnabled()
 
 
+def picker_names(editor) -> list[str]:
+    return [editor.function.itemText(i) for i in range(editor.function.count())]
+
+
 def test_a_missing_source_file_is_an_error_until_it_exists(qtbot, window, sample_workspace):
     editor = window.hook_editor
     type_source(qtbot, editor, "lib/policy.ts")
@@ -350,10 +356,9 @@ def test_a_missing_source_file_is_an_error_until_it_exists(qtbot, window, sample
     assert not editor.save_button.isEnabled()
 
     (sample_workspace / "lib" / "policy.ts").write_text(POLICY_TS)
-    qtbot.waitUntil(lambda: editor.save_button.isEnabled(), timeout=5000)
+    qtbot.waitUntil(lambda: picker_names(editor) == ["transform", "audit"], timeout=WAIT_MS)
+    assert editor.save_button.isEnabled()
     assert not any(m.startswith("⛔") for m in findings_text(editor))
-    picker = [editor.function.itemText(i) for i in range(editor.function.count())]
-    assert picker == ["transform", "audit"]
 
 
 def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_warning(
@@ -363,11 +368,9 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
     policy = sample_workspace / "lib" / "policy.ts"
     policy.write_text(POLICY_TS)
     type_source(qtbot, editor, "lib/policy.ts")
+    # The file is listed off the GUI thread; the picker fills when the listing is ready.
+    qtbot.waitUntil(lambda: picker_names(editor) == ["transform", "audit"], timeout=WAIT_MS)
     assert editor.save_button.isEnabled()
-    assert [editor.function.itemText(i) for i in range(editor.function.count())] == [
-        "transform",
-        "audit",
-    ]
 
     editor.function.setEditText("redact")
     messages = findings_text(editor)
@@ -381,13 +384,15 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
 
     # While the file does not parse, the function may be in the part that cannot be read.
     policy.write_text(POLICY_TS + "\nexport function redact(input: ) {}\n")
-    qtbot.waitUntil(lambda: any("does not parse" in m for m in findings_text(editor)), timeout=5000)
+    qtbot.waitUntil(
+        lambda: any("does not parse" in m for m in findings_text(editor)), timeout=WAIT_MS
+    )
     messages = findings_text(editor)
     assert all(m.startswith("⚠") for m in messages), messages
     assert any("(line 9, column" in m for m in messages), messages
     assert editor.save_button.isEnabled()
 
     policy.write_text(POLICY_TS + "\nexport function redact(input: any) { return input; }\n")
-    qtbot.waitUntil(lambda: findings_text(editor)[0].startswith("✓"), timeout=5000)
+    qtbot.waitUntil(lambda: findings_text(editor)[0].startswith("✓"), timeout=WAIT_MS)
     assert window.save()
     assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.ts:redact"
