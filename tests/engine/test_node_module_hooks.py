@@ -455,3 +455,41 @@ def test_a_typescript_syntax_error_fails_loading_and_the_next_run_works(bundled)
     assert (error.kind, error.reason) == ("load_failed", "callback")
     assert "lib/h.ts" in error.message
     assert bundled.run("step-escalated", hook="lib/prepare.ts").status == "ok"
+
+
+def test_console_output_is_captured_without_the_adf_note(bundled):
+    outcome = step(
+        bundled,
+        "export function prepareStep() {\n  console.log('step', 1);\n"
+        "  console.error('careful');\n  return undefined;\n}\n",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert (outcome.stdout, outcome.stderr) == ("step 1\n", "careful\n")
+    assert outcome.warnings == []
+
+
+def test_a_stray_rejection_or_uncaught_exception_fails_the_call(bundled):
+    rejected = step(
+        bundled,
+        "export function prepareStep() {\n  Promise.reject(new Error('lost'));\n"
+        "  return new Promise(() => {});\n}\n",
+    )
+    assert "unhandled promise rejection: lost" in rejected.turn_error.message
+    thrown = step(
+        bundled,
+        "export function prepareStep() {\n  setTimeout(() => { throw new Error('late'); });\n"
+        "  return new Promise(() => {});\n}\n",
+    )
+    assert "uncaught exception: late" in thrown.turn_error.message
+    assert thrown.turn_error.reason == "callback"
+
+
+def test_printing_past_the_output_limit_stops_the_hook(bundled):
+    outcome = step(
+        bundled,
+        "export function prepareStep() {\n"
+        "  for (let i = 0; i < 4096; i++) console.log('x'.repeat(1024));\n}\n",
+    )
+    assert outcome.turn_error.kind == "output_limit"
+    assert outcome.stdout_truncated
+    assert bundled.run("step-escalated", hook="lib/prepare.ts").status == "ok"

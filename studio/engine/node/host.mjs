@@ -315,6 +315,7 @@ function startCall(header, input) {
             fn: header.fn,
             input: input.toString('utf8'),
             timeoutMs,
+            outputLimit,
             resultLimit: header.result_bytes,
           }
         : {

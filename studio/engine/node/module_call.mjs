@@ -140,11 +140,11 @@ function failWith(err, kind = 'exception') {
   });
 }
 
-export function onStray(reason) {
+export function onStray(reason, what = 'unhandled promise rejection') {
   const isError = reason !== null && typeof reason === 'object' && 'message' in reason;
   failWith({
     name: isError ? reason.name : 'Error',
-    message: `unhandled promise rejection: ${isError ? reason.message : String(reason)}`,
+    message: `${what}: ${isError ? reason.message : String(reason)}`,
     stack: isError ? reason.stack : '',
   });
 }

@@ -213,7 +213,9 @@ process.on('unhandledRejection', (reason) => {
     stack: isError ? reason.stack : '',
   });
 });
-process.on('uncaughtException', (err) => (moduleMode ? onStray(err) : failWith(err)));
+process.on('uncaughtException', (err) =>
+  moduleMode ? onStray(err, 'uncaught exception') : failWith(err),
+);
 
 async function call(job) {
   ({ body, map, codeLines, source, path, fn, timeoutMs, outputLimit, resultLimit } = job);
@@ -287,7 +289,22 @@ async function call(job) {
 
 await prepareModules();
 parentPort.postMessage({ type: 'ready' });
+// A module hook prints through the Worker's own console and process streams. Those reach the
+// host through streams that may still be flushing when the result arrives, so here they go
+// the way the sandbox console goes: as messages, in order, before the result.
+function captureModuleOutput() {
+  const out = (...a) => write('stdout', util.format(...a) + '\n');
+  const err = (...a) => write('stderr', util.format(...a) + '\n');
+  Object.assign(console, { log: out, info: out, debug: out, warn: err, error: err, trace: err });
+  process.stdout.write = (s) => (write('stdout', String(s)), true);
+  process.stderr.write = (s) => (write('stderr', String(s)), true);
+}
+
 parentPort.once('message', (job) => {
   moduleMode = job.mode === 'module';
+  if (moduleMode) {
+    outputLimit = job.outputLimit;
+    captureModuleOutput();
+  }
   (moduleMode ? runModule(job) : call(job)).catch((err) => fail('engine_failed', `the worker failed: ${err?.message ?? err}`));
 });
