@@ -107,8 +107,10 @@ class NodeHost:
         except (asyncio.IncompleteReadError, ValueError, OSError, struct.error):
             pass
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+            # Not process.kill(): Popen polls first, and that poll may reap the process before
+            # asyncio's watcher does, which then reports exit code 255 instead of the signal.
+            if process.returncode is None:
+                process_control.kill_tree(process.pid)
             await process.wait()
             stderr_task.cancel()
             with contextlib.suppress(BaseException):
