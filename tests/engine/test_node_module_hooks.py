@@ -493,3 +493,23 @@ def test_printing_past_the_output_limit_stops_the_hook(bundled):
     assert outcome.turn_error.kind == "output_limit"
     assert outcome.stdout_truncated
     assert bundled.run("step-escalated", hook="lib/prepare.ts").status == "ok"
+
+
+def test_a_baseline_tool_named_proto_is_lost_from_the_tool_set(bundled):
+    root = bundled.runner.workspace.root
+    sample = json.loads((root / "samples" / "step-escalated.json").read_text())
+    sample["baseline"]["tools"].append("__proto__")
+    sample["baseline"].pop("activeTools")
+    write_json(root / "samples" / "step-proto.json", sample)
+    ts = bundled.run(
+        "step-proto", hook=write(bundled, "p.ts", "export const prepareStep = () => 0;\n")
+    )
+    assert ts.status == "ok", ts.turn_error
+    assert "__proto__" not in ts.effective["tools"]
+    named = write(
+        bundled, "n.ts", "export const prepareStep = () => ({ activeTools: ['__proto__'] });\n"
+    )
+    error = bundled.run("step-proto", hook=named).turn_error
+    assert error.details["rule"] == "V9"
+    python = write(bundled, "n.py", "def main(ctx):\n    return {'activeTools': ['__proto__']}\n")
+    assert bundled.run("step-proto", hook=python).turn_error.details["rule"] == "V9"

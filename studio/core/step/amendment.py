@@ -198,7 +198,7 @@ def plan_amendment(
         baseline=baseline,
         snapshot=snap,
         kept=list(baseline.contributors),
-        tools=_js_key_order(baseline.graph_tools()),
+        tools=_tool_set(baseline.graph_tools()),
         active_tools=None if baseline.active_tools is None else list(baseline.active_tools),
         model=baseline.model,
         input_budget=baseline.input_budget,
@@ -376,7 +376,7 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
             else:
                 owners[name] = f"contributor {member.id!r}"
         plan.added.append(added)
-    plan.tools = _js_key_order(list(owners))
+    plan.tools = _tool_set(list(owners))
 
 
 def _added_contributor(
@@ -492,6 +492,12 @@ def _tool_owners(declared: Iterable[str], contributors: Iterable[Contributor]) -
         for name, member in contributor.owned_tools():
             owners.setdefault(name, f"contributor {member.id!r}")
     return owners
+
+
+def _tool_set(names: list[str]) -> list[str]:
+    """The tool names the reference's tool set keeps: it builds a plain object, where assigning
+    ``__proto__`` sets the prototype instead of adding a key, so a tool of that name is lost."""
+    return _js_key_order([n for n in names if n != "__proto__"])
 
 
 def _js_key_order(names: list[str]) -> list[str]:
