@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,32 @@ def test_the_typescript_step_twin_gives_the_python_outcome_from_the_command_line
         assert outcome["inspection"].pop("sealedRequestId").startswith("request_")
     assert ts["inspection"] == py["inspection"]
     assert (ts["stdout"], ts["stderr"], ts["warnings"]) == ("", "", [])
+
+
+def test_the_typescript_chain_twins_give_the_python_outcome_from_the_command_line(workspace):
+    done = studio("run", workspace, "--sample", "chain-refund", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    py = json.loads(done.stdout)
+    settings = Path(workspace) / "hookstudio.json"
+    text = settings.read_text()
+    for old, new in (
+        ("chain_hooks.py:policy_suffix", "chain_hooks.ts:policySuffix"),
+        ("chain_hooks.py:route_small_talk", "chain_hooks.ts:routeSmallTalk"),
+        ("chain_hooks.py:no_refund_promises", "chain_hooks.ts:noRefundPromises"),
+    ):
+        text = text.replace(old, new)
+    settings.write_text(text)
+    done = studio("run", workspace, "--sample", "chain-refund", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    ts = json.loads(done.stdout)
+    assert ts["status"] == py["status"] == "ok"
+    assert ts["request"]["request"] == py["request"]["request"]
+    assert ts["request"]["response"] == py["request"]["response"]
+
+    def steps(outcome):
+        return [
+            (h["chain"], h["position"], h["attempt"], h["changed"], h["stopped"])
+            for h in outcome["inspection"]["hooks"]
+        ]
+
+    assert steps(ts) == steps(py)
