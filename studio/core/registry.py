@@ -16,10 +16,6 @@ DEFAULT_CONTRACT = "pre_llm"
 """The contract of a sample that names none."""
 
 
-def contract_named(name: str) -> Contract | None:
-    return CONTRACTS.get(name)
-
-
 def contract_names_phrase() -> str:
     """``"pre_llm", "step" or "chain"``: the choices, for a finding's message."""
     quoted = [f'"{name}"' for name in CONTRACTS]

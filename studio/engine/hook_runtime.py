@@ -8,15 +8,21 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from studio.core.contract import HookCall, HookReply
+from studio.core.contract import HookCall, HookReply, RunStopped
+from studio.core.json.pieces import json_bytes
 from studio.core.source_ref import SourceRef
+from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import StudioSettings
 from studio.engine.worker_protocol import WorkerLimits
 
 if TYPE_CHECKING:
     from studio.engine.python_functions import FunctionList
+
+
+def _environment(settings: StudioSettings) -> tuple[Any, ...]:
+    return (tuple(sorted(settings.env.items())), tuple(settings.pass_env))
 
 
 class HookRuntime(ABC):
@@ -32,6 +38,7 @@ class HookRuntime(ABC):
         self.root = root
         self.settings = settings
         self.in_pieces = in_pieces
+        self._environment = _environment(settings)
 
     @classmethod
     def runs(cls, path: str) -> bool:
@@ -42,10 +49,25 @@ class HookRuntime(ABC):
     def functions(cls, path: Path) -> FunctionList:
         """The callable top-level functions of a source file; never raises on a broken file."""
 
-    @abstractmethod
     def serves(self, settings: StudioSettings) -> bool:
-        """Whether this instance can run calls under ``settings`` (an environment change needs
-        a new one)."""
+        """Whether this instance can run calls under ``settings``: its workers were started
+        with their environment, so a change of it needs a new instance."""
+        return _environment(settings) == self._environment
+
+    def argument_bytes(self, call: HookCall) -> bytes:
+        """The hook's argument as the JSON bytes a worker reads."""
+        try:
+            return (
+                call.encoded
+                if call.encoded is not None
+                else json_bytes(call.argument, self.in_pieces)
+            )
+        except (TypeError, ValueError) as exc:
+            raise RunStopped(
+                turn_error(
+                    "sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=call.hook
+                )
+            ) from None
 
     @abstractmethod
     async def start(self) -> None:

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from studio.core.contract import HookCall, HookReply, RunStopped
-from studio.core.json.pieces import json_bytes
+from studio.core.json.js_values import js_value_hook
 from studio.core.source_ref import SourceRef
-from studio.core.step.js_values import js_value_hook
 from studio.core.turn_error import Frame, HookRef, TurnError, turn_error
 from studio.core.workspace.folder import StudioSettings
 from studio.engine import process_control
@@ -199,10 +198,6 @@ class NodeHost:
             await self._stop()
 
 
-def _environment(settings: StudioSettings) -> tuple[Any, ...]:
-    return (tuple(sorted(settings.env.items())), tuple(settings.pass_env))
-
-
 class NodeRuntime(HookRuntime):
     name = "node"
     extensions = (".ts", ".mts", ".js", ".mjs")
@@ -213,7 +208,6 @@ class NodeRuntime(HookRuntime):
 
     def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
         super().__init__(root, settings, in_pieces=in_pieces)
-        self._environment = _environment(settings)
         self._host = NodeHost(
             Path(os.path.realpath(root)),
             worker_environment(dict(settings.env), tuple(settings.pass_env)),
@@ -222,9 +216,6 @@ class NodeRuntime(HookRuntime):
     @classmethod
     def functions(cls, path: Path) -> FunctionList:
         return functions_in_js_file(path)
-
-    def serves(self, settings: StudioSettings) -> bool:
-        return _environment(settings) == self._environment
 
     async def start(self) -> None:
         # A missing or unusable Node is reported by the first call that needs it.
@@ -246,16 +237,7 @@ class NodeRuntime(HookRuntime):
             raise RunStopped(
                 turn_error("load_failed", f"cannot read '{ref.path}': {exc}", hook=hook)
             ) from None
-        try:
-            data = (
-                call.encoded
-                if call.encoded is not None
-                else json_bytes(call.argument, self.in_pieces)
-            )
-        except (TypeError, ValueError) as exc:
-            raise RunStopped(
-                turn_error("sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=hook)
-            ) from None
+        data = self.argument_bytes(call)
         timeout_ms = round(call.timeout_ms)
         header = {
             "path": ref.path,

@@ -5,10 +5,8 @@ result on a channel of its own and exits."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from studio.core.contract import HookCall, HookReply, RunStopped
-from studio.core.json.pieces import json_bytes
 from studio.core.source_ref import SourceRef
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import StudioSettings
@@ -19,25 +17,17 @@ from studio.engine.worker_outcome import read_worker
 from studio.engine.worker_protocol import WorkerLimits, WorkerSpec
 
 
-def _environment(settings: StudioSettings) -> tuple[Any, ...]:
-    return (tuple(sorted(settings.env.items())), tuple(settings.pass_env))
-
-
 class PythonRuntime(HookRuntime):
     name = "python"
     extensions = (".py",)
 
     def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
         super().__init__(root, settings, in_pieces=in_pieces)
-        self._environment = _environment(settings)
         self._host = WorkerHost(root, dict(settings.env), tuple(settings.pass_env))
 
     @classmethod
     def functions(cls, path: Path) -> FunctionList:
         return functions_in_file(path)
-
-    def serves(self, settings: StudioSettings) -> bool:
-        return _environment(settings) == self._environment
 
     async def start(self) -> None:
         await self._host.start()
@@ -47,16 +37,7 @@ class PythonRuntime(HookRuntime):
 
     async def call(self, call: HookCall, ref: SourceRef, limits: WorkerLimits) -> HookReply:
         hook = call.hook
-        try:
-            data = (
-                call.encoded
-                if call.encoded is not None
-                else json_bytes(call.argument, self.in_pieces)
-            )
-        except (TypeError, ValueError) as exc:
-            raise RunStopped(
-                turn_error("sample_invalid", f"the sample cannot be sent as JSON: {exc}", hook=hook)
-            ) from None
+        data = self.argument_bytes(call)
         spec = WorkerSpec(
             source_path=ref.path,
             function=ref.function,

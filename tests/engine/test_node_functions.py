@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from studio.engine import node_functions
-from studio.engine.node_binary import NODE_VARIABLE, find_node
+from studio.engine.node_binary import NODE_VARIABLE
 from studio.engine.node_functions import FUNCTIONS_SCRIPT
-from studio.engine.node_runtime import HOST_SCRIPT, NodeRuntime
+from studio.engine.node_runtime import NodeRuntime
 from studio.engine.runtimes import runtime_for
 
 EVERY_FORM = """\
@@ -179,40 +178,11 @@ def test_the_listing_runs_nothing_in_the_file(tmp_path):
     assert found.names() == ["main"] and not marker.exists()
 
 
-def test_the_pickers_rewrite_is_the_runtimes(tmp_path):
-    texts = [
-        "import {a, b as c} from 'util';\nimport * as p from 'path';\nimport z from 'zlib'",
-        "export default function f() {}\nexport const x = 1;\nexport { x, f };",
-        "export async function g() {}\nexport {y} from 'm';\nexport class K {}",
-        "const s = \"import q from 'q'\"; // export default x",
-    ]
-    script = (
-        f"const host = await import({json.dumps(HOST_SCRIPT.as_uri())});"
-        f"const picker = await import({json.dumps(FUNCTIONS_SCRIPT.as_uri())});"
-        f"const texts = {json.dumps(texts)};"
-        "const pairs = texts.map((t) => [host.rewrite(t), picker.rewrite(t)]);"
-        "process.stdout.write(JSON.stringify(pairs));"
-        "process.exit(0);"
-    )
-    # Importing host.mjs starts a host on stdin: kept open until the answer is in.
-    with subprocess.Popen(
-        [find_node().path, "--no-warnings", "--input-type=module", "-e", script],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    ) as process:
-        assert process.stdin is not None and process.stdout is not None
-        pairs = json.loads(process.stdout.read())
-        process.stdin.close()
-        process.wait(10)
-    assert len(pairs) == len(texts)
-    for host, picker in pairs:
-        assert host == picker
-
-
 def test_without_the_parser_installed_the_problem_says_to_run_make_setup(tmp_path, monkeypatch):
     alone = tmp_path / "scripts" / "functions.mjs"
     alone.parent.mkdir()
     shutil.copy(FUNCTIONS_SCRIPT, alone)
+    shutil.copy(FUNCTIONS_SCRIPT.with_name("rewrite.mjs"), alone.with_name("rewrite.mjs"))
     monkeypatch.setattr(node_functions, "FUNCTIONS_SCRIPT", alone)
     found = listing(tmp_path, "hook.js", "function main() {}\n")
     assert found == [] and found.syntax_error is not None

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 DEPTH = 3
-SMALL = 2048
 
 
 def _standard(value: Any) -> str:

@@ -44,14 +44,6 @@ def is_safe_integer(value: Any) -> TypeGuard[int | float]:
     return is_whole_number(value) and -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
 
 
-def is_object(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
-def is_array(value: Any) -> bool:
-    return isinstance(value, list)
-
-
 def type_name(value: Any) -> str:
     """The JSON name of a value's type, for messages: ``got a boolean``."""
     if value is None:

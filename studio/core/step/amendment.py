@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from studio.core.findings import Finding, PathPart, dotted, first_error
+from studio.core.json.js_values import JsValue
 from studio.core.json.values import type_name
 from studio.core.step.baseline import (
     TRANSCRIPT_KINDS,
@@ -40,7 +41,6 @@ from studio.core.step.baseline import (
     parse_contributor,
     shown_value,
 )
-from studio.core.step.js_values import JsValue
 
 V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11 = (f"V{n}" for n in range(1, 12))
 # Outside the V table: the value could not be read (the reference reports a callback failure),

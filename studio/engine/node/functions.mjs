@@ -15,40 +15,13 @@ import vm from 'node:vm';
 
 import * as acorn from 'acorn';
 
+import { rewrite } from './rewrite.mjs';
+
 const PREFIX = '(async () => {';
 // Salvaging a broken file re-reads it once per blanked statement; both bounds keep a large file
 // with many errors from holding up the picker.
 const MAX_SALVAGE = 50;
 const SALVAGE_MS = 250;
-
-// host.mjs's rewrite, repeated because importing host.mjs starts a host on this process's
-// stdin; tests/engine/test_node_functions.py checks that the two agree.
-const keepLines = (match, text) => text + '\n'.repeat((match.match(/\n/g) ?? []).length);
-const REWRITES = [
-  [
-    /import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, names, mod) =>
-      keepLines(
-        m,
-        `const {${names.replace(/\s+as\s+/g, ': ').replace(/\s+/g, ' ')}} = await __require('${mod}');`,
-      ),
-  ],
-  [
-    /import\s*\*\s*as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
-  ],
-  [
-    /import\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
-  ],
-  [/^[ \t]*export\s*\{[^}]*\}(\s*from\s*['"][^'"]+['"])?[ \t]*;?/gm, (m) => keepLines(m, '')],
-  [/\bexport\s+default\s+/g, () => ''],
-  [/\bexport\s+(?=(async\s+function|function|const|let|var|class)\b)/g, () => ''],
-];
-
-export function rewrite(text) {
-  return REWRITES.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text);
-}
 
 class Broken extends Error {
   constructor(message, line, column) {

@@ -11,6 +11,8 @@ import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { rewrite } from './rewrite.mjs';
+
 const WORKER = new URL('./worker.mjs', import.meta.url);
 const HARD_STOP_GRACE_MS = 2000;
 const transpiles = new Map();
@@ -121,35 +123,6 @@ function where(err, path) {
     line: Number(m[1]),
     column: caret > 0 ? lines[caret].indexOf('^') + 1 : null,
   };
-}
-
-// The reference's rewrite of ES module syntax into the script body, as regexes over the text.
-// A replacement keeps the newlines it swallows, so every line stays where the user wrote it.
-const keepLines = (match, text) => text + '\n'.repeat((match.match(/\n/g) ?? []).length);
-const REWRITES = [
-  [
-    /import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, names, mod) =>
-      keepLines(
-        m,
-        `const {${names.replace(/\s+as\s+/g, ': ').replace(/\s+/g, ' ')}} = await __require('${mod}');`,
-      ),
-  ],
-  [
-    /import\s*\*\s*as\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
-  ],
-  [
-    /import\s+([A-Za-z_$][\w$]*)\s+from\s*['"]([^'"]+)['"]\s*;?/g,
-    (m, name, mod) => keepLines(m, `const ${name} = await __require('${mod}');`),
-  ],
-  [/^[ \t]*export\s*\{[^}]*\}(\s*from\s*['"][^'"]+['"])?[ \t]*;?/gm, (m) => keepLines(m, '')],
-  [/\bexport\s+default\s+/g, () => ''],
-  [/\bexport\s+(?=(async\s+function|function|const|let|var|class)\b)/g, () => ''],
-];
-
-export function rewrite(text) {
-  return REWRITES.reduce((out, [pattern, replace]) => out.replace(pattern, replace), text);
 }
 
 // Where the rewrite changed the input: the JSON paths of the values the hook gets altered.

@@ -1,4 +1,4 @@
-"""JavaScript values that JSON cannot carry, as a step hook written in TypeScript returns them.
+"""JavaScript values that JSON cannot carry, as a hook written in TypeScript returns them.
 
 The node runtime snapshots a step hook's value in JavaScript terms (spec/crux.md §3), then sends
 it as JSON. A value JSON cannot hold (``NaN``, ``Infinity``, a ``BigInt``, a function, a symbol,
