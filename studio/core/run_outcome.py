@@ -35,6 +35,38 @@ class ChainStep(BaseModel):
     stderr: str = ""
 
 
+class CallError(BaseModel):
+    """Why a host call failed: the code the hook's ``Error`` carries and its message."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    message: str
+
+
+class HostCall(BaseModel):
+    """One call a hook made to its host API (``adf.<method>(...)``), in the order it was made.
+
+    ``gate`` is ``"allowed"`` or the name of the rule that refused the call before any answer was
+    sought (``enabled_tools``, ``authorization``, ``code_execution.<name>``, ``excluded``,
+    ``circular``); ``answered_by`` says where the reply came from (``sample`` and the reply's
+    position, or the nested function's source). ``depth`` is 0 for the hook's own calls and grows
+    inside nested ``sys_lambda`` calls.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    method: str
+    args: Any = None
+    gate: str = "allowed"
+    answered_by: str | None = None
+    reply: Any = None
+    error: CallError | None = None
+    output: str = ""
+    depth: int = 0
+    duration_ms: float = 0.0
+
+
 class RunOutcome(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -60,6 +92,7 @@ class RunOutcome(BaseModel):
     stderr_truncated: bool = False
     warnings: list[dict[str, str]] = Field(default_factory=list)
     chain: list[ChainStep] = Field(default_factory=list)
+    calls: list[HostCall] = Field(default_factory=list)
 
     def to_cli_json(self) -> dict[str, Any]:
         """The ``hook-studio run --json`` object."""
@@ -71,6 +104,7 @@ class RunOutcome(BaseModel):
             "stdout": self.stdout,
             "stderr": self.stderr,
             "warnings": self.warnings,
+            "calls": [call.model_dump(mode="json") for call in self.calls],
             "duration_ms": round(self.duration_ms, 3),
         }
 

@@ -39,6 +39,7 @@ def test_run_json_ok(workspace):
         "stdout",
         "stderr",
         "warnings",
+        "calls",
         "duration_ms",
     }
     assert result["status"] == "ok" and result["turn_error"] is None
