@@ -192,7 +192,7 @@ def test_require_is_a_stub_that_throws(node):
 
 def test_the_adf_object_fails_by_method_name(node):
     error = failure(node.run(hook=hook("callsAdf")), "exception")
-    assert error.details["adf_message"] == "adf.fs_read is not available in the studio yet"
+    assert error.details["adf_message"] == 'Tool "fs_read" is not available'
 
 
 def test_the_rewrite_altering_the_input_is_a_warning_at_its_path(node):

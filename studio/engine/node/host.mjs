@@ -1,6 +1,7 @@
 // The Node host of one workspace. It reads call frames from the studio on stdin and answers
-// each with one frame on stdout. Every call runs in a Worker of its own, created for that call
-// and terminated after it, so nothing a hook leaves behind reaches the next call.
+// each with one frame on stdout. A pre-LLM hook runs in a fresh vm context on one of a few
+// long-lived Workers (worker.mjs makes that context ahead and keeps its own realm out of a
+// hook's reach); a step or chain hook runs in a Worker of its own, terminated after the call.
 //
 // A frame is a 4-byte header length, an 8-byte body length (both big-endian), the header
 // (JSON) and the body (raw bytes: the hook's input, or the text of its result).
@@ -18,10 +19,11 @@ const HARD_STOP_GRACE_MS = 2000;
 const transpiles = new Map();
 const TRANSPILE_CACHE_SIZE = 64;
 const calls = new Map();
+const EMPTY = Buffer.alloc(0);
 
 // ---- frames ----------------------------------------------------------------------------
 
-function send(header, body = Buffer.alloc(0)) {
+function send(header, body = EMPTY) {
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   const lengths = Buffer.alloc(12);
   lengths.writeUInt32BE(head.length, 0);
@@ -176,13 +178,23 @@ function build(header, input) {
 
 // ---- workers ---------------------------------------------------------------------------
 
-// A few Workers are started ahead of the calls, so that a Worker's start-up (a thread, an
-// isolate, a fresh context: tens of milliseconds) is not paid while a call waits. A spare runs
-// no hook code before it is taken, and it serves that one call only.
+// Script-mode (pre-LLM) hooks run on a small pool of long-lived Workers, one call at a time
+// each, every call in a fresh vm context the Worker made ahead of it. A Worker is retired
+// (terminated, after the reply is sent) when a call on it timed out, was cancelled, hit a limit,
+// crashed, threw null, or was lent a built-in module, and after CALLS_PER_WORKER calls: a
+// Worker's start is tens of milliseconds of CPU, so one in a hundred calls adds well under a
+// millisecond a call, while a Worker's heap (compiled code, caches) does not grow without end.
+// Module-mode hooks run in a Worker each, started ahead as a spare, used once.
+const CALLS_PER_WORKER = 100;
+const IDLE_MAX = 2;
+const IDLE_MIN = 1;
 const SPARES = 2;
+const idle = [];
 let spares = [];
+// What a reply says of the Worker that made it: these outcomes leave it fit for another call.
+const KEPT = new Set(['exception', 'function_missing', 'load_failed', 'invalid_result']);
 
-function newWorker(memoryBytes) {
+function newWorker(memoryBytes, pooled) {
   const mb = Math.max(16, Math.floor(memoryBytes / (1 << 20)));
   const worker = new Worker(WORKER, {
     resourceLimits: { maxOldGenerationSizeMb: mb, maxYoungGenerationSizeMb: Math.min(64, mb) },
@@ -191,35 +203,71 @@ function newWorker(memoryBytes) {
     stderr: true,
     stdin: false,
     execArgv: ['--no-warnings'],
+    workerData: { pooled },
   });
-  const entry = { worker, memoryBytes, broken: false, ready: false };
-  const onBroken = () => {
-    entry.broken = true;
-  };
-  const onReady = (message) => {
+  const entry = { worker, memoryBytes, pooled, broken: false, ready: false, calls: 0, call: null };
+  worker.on('message', (message) => {
     if (message?.type === 'ready') entry.ready = true;
-  };
-  worker.once('error', onBroken);
-  worker.once('exit', onBroken);
-  worker.on('message', onReady);
-  entry.claim = () => {
-    worker.off('error', onBroken);
-    worker.off('exit', onBroken);
-    worker.off('message', onReady);
-  };
+    else entry.call?.onMessage(message);
+  });
+  worker.on('error', (err) => {
+    entry.broken = true;
+    entry.call?.onError(err);
+  });
+  worker.on('exit', (code) => {
+    entry.broken = true;
+    entry.call?.onExit(code);
+  });
+  // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
+  worker.stdout.on('data', (d) => entry.call?.capture('stdout', d.toString('utf8')));
+  worker.stderr.on('data', (d) => entry.call?.capture('stderr', d.toString('utf8')));
   return entry;
 }
 
-function takeWorker(memoryBytes) {
-  const usable = spares.filter((e) => !e.broken && e.memoryBytes === memoryBytes);
-  for (const e of spares) if (!usable.includes(e)) e.worker.terminate().catch(() => {});
-  const entry = usable.find((e) => e.ready) ?? usable[0] ?? newWorker(memoryBytes);
-  spares = usable.filter((e) => e !== entry);
-  entry.claim();
-  setImmediate(() => {
-    while (spares.length < SPARES) spares.push(newWorker(memoryBytes));
-  });
-  return entry.worker;
+function retire(entry) {
+  entry.broken = true;
+  setImmediate(() => entry.worker.terminate().catch(() => {}));
+}
+
+function topUp(memoryBytes, pooled) {
+  const list = pooled ? idle : spares;
+  const want = pooled ? IDLE_MIN : SPARES;
+  while (list.filter((e) => !e.broken && e.memoryBytes === memoryBytes).length < want) {
+    list.push(newWorker(memoryBytes, pooled));
+  }
+}
+
+function takeWorker(memoryBytes, pooled) {
+  const list = pooled ? idle : spares;
+  const usable = list.filter((e) => !e.broken && e.memoryBytes === memoryBytes);
+  for (const e of list) if (!usable.includes(e)) retire(e);
+  // The most recently used ready Worker: its code caches are the warmest.
+  const entry = usable.findLast((e) => e.ready) ?? usable[0] ?? newWorker(memoryBytes, pooled);
+  const rest = usable.filter((e) => e !== entry);
+  list.splice(0, list.length, ...rest);
+  entry.calls += 1;
+  setImmediate(() => topUp(memoryBytes, pooled));
+  return entry;
+}
+
+// After the reply is sent: a Worker fit for more calls waits for the next one.
+function release(entry, fit) {
+  entry.call = null;
+  const keep =
+    fit && entry.pooled && !entry.broken && entry.calls < CALLS_PER_WORKER && idle.length < IDLE_MAX;
+  if (keep) idle.push(entry);
+  else {
+    retire(entry);
+    if (entry.pooled) setImmediate(() => topUp(entry.memoryBytes, true));
+  }
+}
+
+// ---- host calls of a hook (adf.*) -------------------------------------------------------
+
+// The answer to a hook's `adf.<method>(...)`: {ok: true, json} or {ok: false, code, message}.
+// `call.adf` is what the studio sent for the call in the header's `adf` field.
+async function answerAdf(call, message) {
+  return { ok: false, code: 'NOT_FOUND', message: `Tool "${message.method}" is not available` };
 }
 
 // ---- one call --------------------------------------------------------------------------
@@ -228,16 +276,15 @@ function startCall(header, input) {
   const started = performance.now();
   const { id, timeout_ms: timeoutMs, output_bytes: outputLimit } = header;
   const out = { stdout: [], stderr: [], sizes: { stdout: 0, stderr: 0 }, truncated: {} };
-  let worker = null;
+  let entry = null;
   let hardStop = null;
   let settled = false;
 
-  const finish = (reply, body) => {
+  const finish = (reply, body, fit = false) => {
     if (settled) return;
     settled = true;
     clearTimeout(hardStop);
     calls.delete(id);
-    if (worker) worker.terminate().catch(() => {});
     send(
       {
         id,
@@ -250,6 +297,7 @@ function startCall(header, input) {
       },
       body,
     );
+    if (entry) release(entry, fit);
   };
   const stop = (kind, message, details = {}) =>
     finish({ status: 'error', kind, message, details });
@@ -270,11 +318,34 @@ function startCall(header, input) {
     });
     return;
   }
+
+  const call = {
+    adf: header.adf,
+    capture,
+    onMessage,
+    onError(err) {
+      if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        const mb = Math.round(header.memory_bytes / (1 << 20));
+        stop('memory_limit', `ran out of memory: its worker's heap limit is ${mb} MiB`, {
+          adf_message: err.message,
+        });
+      } else {
+        stop('exception', `the worker failed: ${err?.message ?? String(err)}`, {
+          adf_message: err?.message ?? String(err),
+        });
+      }
+    },
+    onExit(code) {
+      stop('worker_crashed', `the worker ended with code ${code} before returning a result`);
+    },
+  };
+
   try {
-    worker = takeWorker(header.memory_bytes);
+    entry = takeWorker(header.memory_bytes, !moduleMode);
+    entry.call = call;
     const file = moduleMode ? resolvePath(process.cwd(), header.path) : null;
     const url = moduleMode ? pathToFileURL(file).href : null;
-    worker.postMessage(
+    entry.worker.postMessage(
       moduleMode
         ? {
             mode: 'module',
@@ -292,6 +363,7 @@ function startCall(header, input) {
             resultLimit: header.result_bytes,
           }
         : {
+            type: 'call',
             body: built.body,
             map: built.map,
             codeLines: built.codeLines,
@@ -319,19 +391,16 @@ function startCall(header, input) {
             { stopped_at_ms: timeoutMs + HARD_STOP_GRACE_MS, timeout_ms: timeoutMs },
           )
         : stop(
-        'timeout',
-        `Execution timed out after ${timeoutMs}ms; the hook never yielded, so its worker was ` +
-          `terminated at ${timeoutMs + HARD_STOP_GRACE_MS} ms, as the reference does`,
-        {
-          stopped_at_ms: timeoutMs + HARD_STOP_GRACE_MS,
-          adf_message: `Execution timed out after ${timeoutMs}ms`,
-        },
-      ),
+            'timeout',
+            `Execution timed out after ${timeoutMs}ms; the hook never yielded, so its worker was ` +
+              `terminated at ${timeoutMs + HARD_STOP_GRACE_MS} ms, as the reference does`,
+            {
+              stopped_at_ms: timeoutMs + HARD_STOP_GRACE_MS,
+              adf_message: `Execution timed out after ${timeoutMs}ms`,
+            },
+          ),
     timeoutMs + HARD_STOP_GRACE_MS,
   );
-  // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
-  worker.stdout.on('data', (d) => capture('stdout', d.toString('utf8')));
-  worker.stderr.on('data', (d) => capture('stderr', d.toString('utf8')));
 
   function capture(stream, text) {
     if (out.truncated[stream]) return;
@@ -351,39 +420,33 @@ function startCall(header, input) {
     out.sizes[stream] += size;
   }
 
-  worker.on('message', (message) => {
+  function onMessage(message) {
+    if (settled) return;
+    const fit = !message.retire;
     if (message.type === 'output') capture(message.stream, message.text);
     else if (message.type === 'over') capture(message.stream, message.text);
-    else if (message.type === 'result') {
+    else if (message.type === 'adf') {
+      answerAdf(call, message)
+        .catch((err) => ({ ok: false, code: 'INTERNAL', message: String(err?.message ?? err) }))
+        .then((reply) => {
+          if (!settled) entry.worker.postMessage({ ...reply, type: 'adf_reply', seq: message.seq });
+        });
+    } else if (message.type === 'result') {
       const reply = {
         status: 'ok',
         warnings: built.warnings,
         refused: message.refused,
         extra: message.extra,
       };
-      finish(reply, Buffer.from(message.text, 'utf8'));
+      finish(reply, Buffer.from(message.text, 'utf8'), fit);
     } else if (message.type === 'result_over') {
       stop('output_limit', 'returned a result larger than the result limit', {
         stream: 'result',
         limit_bytes: header.result_bytes,
       });
     } else if (message.type === 'error') {
-      finish({ status: 'error', ...message.error, warnings: built.warnings, extra: message.extra });
+      const reply = { status: 'error', ...message.error, warnings: built.warnings };
+      finish({ ...reply, extra: message.extra }, undefined, fit && KEPT.has(message.error.kind));
     }
-  });
-  worker.on('error', (err) => {
-    if (err?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      const mb = Math.round(header.memory_bytes / (1 << 20));
-      stop('memory_limit', `ran out of memory: its worker's heap limit is ${mb} MiB`, {
-        adf_message: err.message,
-      });
-    } else {
-      stop('exception', `the worker failed: ${err?.message ?? String(err)}`, {
-        adf_message: err?.message ?? String(err),
-      });
-    }
-  });
-  worker.on('exit', (code) => {
-    stop('worker_crashed', `the worker ended with code ${code} before returning a result`);
-  });
+  }
 }
