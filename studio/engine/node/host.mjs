@@ -294,6 +294,8 @@ function startCall(header, input) {
         stdout_truncated: !!out.truncated.stdout,
         stderr_truncated: !!out.truncated.stderr,
         duration_ms: performance.now() - started,
+        // Which Worker ran the call: the same number means the same realm.
+        worker: entry?.worker.threadId ?? null,
       },
       body,
     );

@@ -1,0 +1,171 @@
+"""Round trip of a trivial TypeScript pre-LLM hook, against the reference runtime's model and
+against the same hook in Python, all measured in one run.
+
+    .venv/bin/python benchmarks/node_roundtrip.py [--n 300] [--rounds 3] [--json]
+
+Builds a temporary workspace with a hook that returns the request it gets, in TypeScript and
+in Python, and measures through the studio's runner (the code of ``hook-studio bench``): a
+small request one run at a time, two at a time, and a 1 MB request. The reference model
+(``node_reference_model.mjs``: a fresh Worker and vm context created for each call) runs the
+same hook on the same Node. Each figure is the median over ``--rounds`` rounds, since the
+machine is shared and its speed varies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from engine_roundtrip import one_megabyte_request
+
+from studio.core.workspace.folder import Workspace
+from studio.engine.bench import bench, percentile
+from studio.engine.node_binary import find_node
+from studio.engine.runner import Runner
+
+MODEL = Path(__file__).with_name("node_reference_model.mjs")
+TS_HOOK = "export function main(payload: { request: object }) {\n  return payload.request;\n}\n"
+PY_HOOK = "def main(payload):\n    return payload['request']\n"
+
+
+def build_workspace(root: Path) -> Workspace:
+    (root / "lib").mkdir(parents=True)
+    (root / "samples").mkdir()
+    (root / "lib" / "echo.ts").write_text(TS_HOOK)
+    (root / "lib" / "echo.py").write_text(PY_HOOK)
+    (root / "agent.json").write_text(json.dumps({"pre_llm_hook": {"source": "lib/echo.ts"}}))
+    small = {
+        "system": "You are terse.",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"name": "search", "description": "Search", "input_schema": {"type": "object"}}],
+        "options": {"temperature": 0.2},
+    }
+    (root / "samples" / "small.json").write_text(json.dumps({"request": small}))
+    (root / "samples" / "one-mb.json").write_text(json.dumps({"request": one_megabyte_request()}))
+    return Workspace.open(root)
+
+
+async def studio_round(workspace: Workspace, n: int) -> dict[str, dict[str, Any]]:
+    cases = {
+        "ts_small": ("lib/echo.ts", "small", n, 1),
+        "ts_small_x2": ("lib/echo.ts", "small", n * 2, 2),
+        "ts_1mb": ("lib/echo.ts", "one-mb", max(n // 5, 20), 1),
+        "py_small": ("lib/echo.py", "small", n, 1),
+        "py_1mb": ("lib/echo.py", "one-mb", max(n // 5, 20), 1),
+    }
+    figures = {}
+    for name, (hook, sample, count, concurrency) in cases.items():
+        runner = Runner(workspace)
+        try:
+            figures[name] = await bench(
+                runner, sample, n=count, concurrency=concurrency, hook=hook, baseline_runs=2
+            )
+        finally:
+            await runner.close()
+    return figures
+
+
+def model_round(workspace: Workspace, n: int, concurrency: int) -> dict[str, Any]:
+    root = workspace.root
+    done = subprocess.run(
+        [
+            find_node().path,
+            "--no-warnings",
+            str(MODEL),
+            str(root / "lib" / "echo.ts"),
+            str(root / "samples" / "small.json"),
+            str(n),
+            str(concurrency),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    measured = json.loads(done.stdout)
+    times = measured["times"]
+    return {
+        "n": n,
+        "concurrency": concurrency,
+        "p50_ms": round(percentile(times, 0.5), 3),
+        "p90_ms": round(percentile(times, 0.9), 3),
+        "runs_per_s": round(n / (measured["wall_ms"] / 1000), 1),
+    }
+
+
+def median_of(rounds: list[dict[str, Any]], key: str) -> float:
+    return round(statistics.median(r[key] for r in rounds), 3)
+
+
+def summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for case in rounds[0]:
+        rows = [r[case] for r in rounds]
+        out[case] = {
+            "n": rows[0]["n"],
+            "concurrency": rows[0]["concurrency"],
+            "p50_ms": median_of(rows, "p50_ms"),
+            "p90_ms": median_of(rows, "p90_ms"),
+            "runs_per_s": median_of(rows, "runs_per_s"),
+            "failures": sum(r.get("failures", 0) for r in rows),
+        }
+    out["ratios"] = {
+        "ts_p50_vs_reference_model_p50": round(
+            out["ts_small"]["p50_ms"] / out["model_small"]["p50_ms"], 3
+        ),
+        "ts_1mb_vs_python_1mb": round(out["ts_1mb"]["p50_ms"] / out["py_1mb"]["p50_ms"], 3),
+        "ts_vs_python_small": round(out["ts_small"]["p50_ms"] / out["py_small"]["p50_ms"], 3),
+    }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rounds = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = build_workspace(Path(tmp) / "ws")
+        for _ in range(args.rounds):
+            figures = asyncio.run(studio_round(workspace, args.n))
+            figures["model_small"] = model_round(workspace, args.n, 1)
+            figures["model_small_x2"] = model_round(workspace, args.n * 2, 2)
+            rounds.append(figures)
+    result = summary(rounds)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    node = find_node()
+    print(f"Node {node.version_text}; Python {sys.version.split()[0]}; median of {args.rounds} rounds")
+    labels = {
+        "ts_small": "TS trivial hook, one at a time",
+        "ts_small_x2": "TS trivial hook, two at a time",
+        "ts_1mb": "TS 1 MB request",
+        "py_small": "Python trivial hook",
+        "py_1mb": "Python 1 MB request",
+        "model_small": "reference model, one at a time",
+        "model_small_x2": "reference model, two at a time",
+    }
+    for case, label in labels.items():
+        row = result[case]
+        print(
+            f"{label:<32} n={row['n']:<5} p50 {row['p50_ms']:8.2f} ms  p90 {row['p90_ms']:8.2f}"
+            f"  {row['runs_per_s']:7.1f} runs/s  failures {row.get('failures', 0)}"
+        )
+    ratios = result["ratios"]
+    print(f"TS p50 / reference model p50: {ratios['ts_p50_vs_reference_model_p50']:.3f}")
+    print(f"TS 1 MB / Python 1 MB:        {ratios['ts_1mb_vs_python_1mb']:.3f}")
+    print(f"TS p50 / Python p50:          {ratios['ts_vs_python_small']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,316 @@
+"""Pre-LLM hooks share long-lived Workers of the Node host, each call in a fresh vm context: what
+one call does must not reach the next on the same Worker. These tests talk to a real host
+(node/host.mjs) through NodeHost and read which Worker served each call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from studio.engine.environment import worker_environment
+from studio.engine.node_runtime import NodeHost
+
+# Mirrors CALLS_PER_WORKER in node/host.mjs.
+CALLS_PER_WORKER = 100
+
+
+class Host:
+    """A Node host over a folder of hooks, on an event loop of its own."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.loop = asyncio.new_event_loop()
+        self.host = NodeHost(root, worker_environment())
+
+    def run(
+        self, name: str, text: str, payload: Any = None, *, timeout_ms: int = 1000
+    ) -> tuple[dict[str, Any], Any]:
+        (self.root / name).write_text(text)
+        header = {
+            "path": name,
+            "fn": "main",
+            "source": text,
+            "timeout_ms": timeout_ms,
+            "memory_bytes": 128 << 20,
+            "output_bytes": 64 << 10,
+            "result_bytes": 1 << 20,
+        }
+        body = json.dumps(payload if payload is not None else {"request": {}}).encode()
+        answer, result = self.loop.run_until_complete(
+            self.host.call(header, body, wait_s=timeout_ms / 1000 + 8)
+        )
+        value = json.loads(result) if answer["status"] == "ok" else None
+        return answer, value
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.host.close())
+        self.loop.close()
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[Host]:
+    live = Host(tmp_path)
+    yield live
+    live.close()
+
+
+TRIVIAL = "function main({ request }) { return request; }\n"
+
+POLLUTES = r"""
+function main() {
+  const tried = {};
+  const attempt = (name, fn) => {
+    try {
+      tried[name] = String(fn());
+    } catch (err) {
+      tried[name] = err.name;
+    }
+  };
+  attempt('buffer_prototype', () => { Buffer.prototype.leak = 1; return Buffer.prototype.leak; });
+  attempt('buffer_method', () => { Buffer.prototype.toString = () => 'pwned'; return Buffer.from('a').toString(); });
+  attempt('typed_array', () => { Object.getPrototypeOf(Buffer).leak = 1; return Object.getPrototypeOf(Buffer).leak; });
+  attempt('typed_array_prototype', () => { Object.getPrototypeOf(Buffer.prototype).leak = 1; return Object.getPrototypeOf(Buffer.prototype).leak; });
+  attempt('outer_object_prototype', () => { Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).constructor.prototype.leak = 1; return 'set'; });
+  attempt('console_function_prototype', () => { console.log.constructor.prototype.leak = 1; return console.log.leak; });
+  attempt('url', () => { URL.prototype.toString = () => 'pwned'; return new URL('http://a/').toString(); });
+  attempt('text_encoder', () => { TextEncoder.prototype.encode = () => 'pwned'; return new TextEncoder().encode('a'); });
+  attempt('adf', () => { adf.leak = 1; return typeof adf.leak; });
+  attempt('process', () => { process.leak = 1; process.env.LEAK = '1'; process.cwd = () => '/pwned'; return process.cwd(); });
+  attempt('console', () => { console.log = () => {}; return 'set'; });
+  attempt('global', () => { globalThis.leak = 1; return leak; });
+  attempt('buffer_function', () => Buffer.constructor.constructor('return process')());
+  attempt('buffer_instance_function', () => Buffer.from('a').constructor.constructor('return process')());
+  attempt('this_function', () => this.constructor.constructor('return process')());
+  attempt('outer_error_function', () => {
+    try { Buffer.from(Symbol()); } catch (err) { return err.constructor.constructor('return process')(); }
+  });
+  attempt('async_function', () => Buffer.from.constructor.constructor('return 1'));
+  setInterval(() => console.log('tick'), 5);
+  setTimeout(() => console.log('later'), 30000);
+  return { system: JSON.stringify(tried) };
+}
+"""
+
+INSPECTS = r"""
+async function main() {
+  const seen = {
+    buffer_prototype: Buffer.prototype.leak ?? null,
+    buffer_method: Buffer.from('a').toString(),
+    typed_array: Object.getPrototypeOf(Buffer).leak ?? null,
+    typed_array_prototype: Object.getPrototypeOf(Buffer.prototype).leak ?? null,
+    outer_object_prototype: Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).leak ?? null,
+    console_function_prototype: console.log.leak ?? null,
+    url: new URL('http://a/').toString(),
+    text_encoder: Array.from(new TextEncoder().encode('a')),
+    adf_then: typeof adf.then,
+    adf_awaited: (await adf) === adf,
+    process_leak: process.leak ?? null,
+    process_env: process.env,
+    process_cwd: process.cwd(),
+    global_leak: typeof leak,
+  };
+  console.log('checked');
+  return { system: JSON.stringify(seen) };
+}
+"""
+
+
+def test_calls_in_a_row_share_a_worker_until_its_call_budget_is_spent(host):
+    workers = [host.run("trivial.js", TRIVIAL)[0]["worker"] for _ in range(CALLS_PER_WORKER + 1)]
+    assert all(isinstance(w, int) for w in workers)
+    assert len(set(workers[:CALLS_PER_WORKER])) == 1
+    assert workers[CALLS_PER_WORKER] != workers[0]
+
+
+def test_what_a_hook_changes_is_not_seen_by_the_next_call_on_its_worker(host):
+    polluted, tried = host.run("pollutes.js", POLLUTES)
+    assert polluted["status"] == "ok", polluted
+    tried = json.loads(tried["system"])
+    # Every route to this realm's Function constructor refuses to compile a string.
+    for route in (
+        "buffer_function",
+        "buffer_instance_function",
+        "this_function",
+        "outer_error_function",
+        "async_function",
+    ):
+        assert tried[route] == "EvalError", (route, tried[route])
+    # The lent classes are frozen: assigning to their prototypes is refused or ignored.
+    assert tried["buffer_method"] == "TypeError"
+    assert tried["buffer_prototype"] == "undefined"
+    assert tried["url"] == "TypeError"
+
+    checked, seen = host.run("inspects.js", INSPECTS)
+    assert checked["status"] == "ok", checked
+    assert checked["worker"] == polluted["worker"]
+    assert json.loads(seen["system"]) == {
+        "buffer_prototype": None,
+        "buffer_method": "a",
+        "typed_array": None,
+        "typed_array_prototype": None,
+        "outer_object_prototype": None,
+        "console_function_prototype": None,
+        "url": "http://a/",
+        "text_encoder": [97],
+        "adf_then": "undefined",
+        "adf_awaited": True,
+        "process_leak": None,
+        "process_env": {},
+        "process_cwd": "/",
+        "global_leak": "undefined",
+    }
+    # The interval and the timeout the first hook left died with its call.
+    assert checked["stdout"] == "checked\n"
+
+
+def test_no_route_imports_a_module_the_sandbox_refuses(host):
+    text = r"""
+    async function main() {
+      const routes = {
+        dynamic: () => import('fs'),
+        function: () => Buffer.constructor.constructor('return import("fs")')(),
+        require: () => require('fs'),
+        sandbox_require: () => __require('fs'),
+        module_constructor: async () => (await __require('util')).constructor.constructor('return process')(),
+      };
+      const out = {};
+      for (const [name, route] of Object.entries(routes)) {
+        try {
+          await route();
+          out[name] = 'loaded';
+        } catch (err) {
+          out[name] = err.name;
+        }
+      }
+      return { system: JSON.stringify(out) };
+    }
+    """
+    answer, value = host.run("imports.js", text)
+    assert answer["status"] == "ok", answer
+    assert json.loads(value["system"]) == {
+        "dynamic": "TypeError",
+        "function": "EvalError",
+        "require": "Error",
+        "sandbox_require": "Error",
+        "module_constructor": "EvalError",
+    }
+
+
+def test_inspect_defaults_a_hook_changes_are_set_back(host):
+    text = r"""
+    function main() {
+      const custom = Symbol.for('nodejs.util.inspect.custom');
+      console.log({ [custom]: (depth, options, inspect) => { inspect.defaultOptions = { depth: 0 }; return 'x'; } });
+      return {};
+    }
+    """
+    first, _ = host.run("inspect.js", text)
+    assert first["stdout"] == "x\n"
+    nested = "function main() { console.log({ a: { b: { c: 1 } } }); return {}; }\n"
+    second, _ = host.run("nested.js", nested)
+    assert second["worker"] == first["worker"]
+    assert second["stdout"] == "{ a: { b: { c: 1 } } }\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("function main() { return new Promise(() => {}); }\n", "timeout"),
+        ("function main() { throw null; }\n", "timeout"),
+        ("async function main() { await __require('path'); return {}; }\n", None),
+        ("function main() { console.log('x'.repeat(70000)); return {}; }\n", "output_limit"),
+    ],
+    ids=["timed_out", "threw_null", "lent_a_module", "output_limit"],
+)
+def test_a_worker_is_retired_after_a_call_that_may_have_spoilt_it(host, text, kind):
+    before, _ = host.run("trivial.js", TRIVIAL)
+    again, _ = host.run("trivial.js", TRIVIAL)
+    assert again["worker"] == before["worker"]
+    spoilt, _ = host.run("spoils.js", text, timeout_ms=300)
+    assert spoilt["worker"] == before["worker"]
+    assert spoilt.get("kind") == kind, spoilt
+    after, _ = host.run("trivial.js", TRIVIAL)
+    assert after["status"] == "ok"
+    assert after["worker"] != spoilt["worker"]
+
+
+def test_a_hook_with_nothing_pending_is_not_held_for_the_drain(host):
+    host.run("trivial.js", TRIVIAL)
+    durations = sorted(host.run("trivial.js", TRIVIAL)[0]["duration_ms"] for _ in range(9))
+    # The reference drains output for 80 ms after every call; with no timer or host call
+    # pending, nothing more can be printed, so the call ends without that wait.
+    assert durations[4] < 80
+
+
+def test_output_a_pending_timer_writes_after_the_function_settles_is_drained_in_order(host):
+    text = r"""
+    function main() {
+      console.log('one');
+      setTimeout(() => { console.error('two'); process.stdout.write('three\n'); }, 20);
+      Promise.resolve().then(() => console.log('four'));
+      return {};
+    }
+    """
+    answer, _ = host.run("late.js", text)
+    assert answer["status"] == "ok", answer
+    assert answer["stdout"] == "one\nfour\nthree\n"
+    assert answer["stderr"] == "[error] two\n"
+
+
+def test_a_timer_printing_forever_is_cut_at_the_drain_bound(host):
+    text = "function main() { setInterval(() => console.log('tick'), 10); return {}; }\n"
+    answer, _ = host.run("ticks.js", text)
+    assert answer["status"] == "ok", answer
+    ticks = answer["stdout"].count("tick\n")
+    # Output keeps arriving, so the drain ends at its bound (1 s), not after 80 quiet ms.
+    assert 20 <= ticks <= 110
+    assert 1000 <= answer["duration_ms"] < 3000
+
+
+def test_adf_calls_reach_the_host_and_fail_with_a_context_error_and_code(host):
+    text = r"""
+    async function main() {
+      const out = {};
+      try {
+        await adf.fs_read({ path: 'a' });
+      } catch (err) {
+        out.code = err.code;
+        out.message = err.message;
+        out.own_error = err instanceof Error;
+      }
+      try {
+        await adf.fs_read(10n);
+      } catch (err) {
+        out.not_json = err instanceof TypeError;
+      }
+      return { system: JSON.stringify(out) };
+    }
+    """
+    answer, value = host.run("adf.js", text)
+    assert answer["status"] == "ok", answer
+    assert json.loads(value["system"]) == {
+        "code": "NOT_FOUND",
+        "message": 'Tool "fs_read" is not available',
+        "own_error": True,
+        "not_json": True,
+    }
+
+
+def test_errors_of_lent_functions_are_the_contexts_own(host):
+    text = r"""
+    function main() {
+      try {
+        atob('%');
+      } catch (err) {
+        return { system: JSON.stringify([err instanceof Error, err.name]) };
+      }
+    }
+    """
+    answer, value = host.run("atob.js", text)
+    assert answer["status"] == "ok", answer
+    assert json.loads(value["system"]) == [True, "InvalidCharacterError"]
