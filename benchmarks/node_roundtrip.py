@@ -144,7 +144,8 @@ def main() -> int:
         print(json.dumps(result))
         return 0
     node = find_node()
-    print(f"Node {node.version_text}; Python {sys.version.split()[0]}; median of {args.rounds} rounds")
+    python = sys.version.split()[0]
+    print(f"Node {node.version_text}; Python {python}; median of {args.rounds} rounds")
     labels = {
         "ts_small": "TS trivial hook, one at a time",
         "ts_small_x2": "TS trivial hook, two at a time",

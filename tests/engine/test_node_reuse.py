@@ -71,23 +71,51 @@ function main() {
       tried[name] = err.name;
     }
   };
-  attempt('buffer_prototype', () => { Buffer.prototype.leak = 1; return Buffer.prototype.leak; });
-  attempt('buffer_method', () => { Buffer.prototype.toString = () => 'pwned'; return Buffer.from('a').toString(); });
-  attempt('typed_array', () => { Object.getPrototypeOf(Buffer).leak = 1; return Object.getPrototypeOf(Buffer).leak; });
-  attempt('typed_array_prototype', () => { Object.getPrototypeOf(Buffer.prototype).leak = 1; return Object.getPrototypeOf(Buffer.prototype).leak; });
-  attempt('outer_object_prototype', () => { Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).constructor.prototype.leak = 1; return 'set'; });
-  attempt('console_function_prototype', () => { console.log.constructor.prototype.leak = 1; return console.log.leak; });
-  attempt('url', () => { URL.prototype.toString = () => 'pwned'; return new URL('http://a/').toString(); });
-  attempt('text_encoder', () => { TextEncoder.prototype.encode = () => 'pwned'; return new TextEncoder().encode('a'); });
-  attempt('adf', () => { adf.leak = 1; return typeof adf.leak; });
-  attempt('process', () => { process.leak = 1; process.env.LEAK = '1'; process.cwd = () => '/pwned'; return process.cwd(); });
-  attempt('console', () => { console.log = () => {}; return 'set'; });
-  attempt('global', () => { globalThis.leak = 1; return leak; });
-  attempt('buffer_function', () => Buffer.constructor.constructor('return process')());
-  attempt('buffer_instance_function', () => Buffer.from('a').constructor.constructor('return process')());
-  attempt('this_function', () => this.constructor.constructor('return process')());
+  const typedArray = Object.getPrototypeOf(Buffer);
+  const typedProto = Object.getPrototypeOf(Buffer.prototype);
+  const outerObject = Object.getPrototypeOf(typedProto).constructor;
+  const escape = (fn) => fn.constructor.constructor('return process')();
+  attempt('buffer_prototype', () => {
+    Buffer.prototype.leak = 1;
+    return Buffer.prototype.leak;
+  });
+  attempt('buffer_method', () => {
+    Buffer.prototype.toString = () => 'pwned';
+    return Buffer.from('a').toString();
+  });
+  attempt('typed_array', () => ((typedArray.leak = 1), typedArray.leak));
+  attempt('typed_array_prototype', () => ((typedProto.leak = 1), typedProto.leak));
+  attempt('outer_object_prototype', () => ((outerObject.prototype.leak = 1), 'set'));
+  attempt('console_function_prototype', () => {
+    console.log.constructor.prototype.leak = 1;
+    return console.log.leak;
+  });
+  attempt('url', () => {
+    URL.prototype.toString = () => 'pwned';
+    return new URL('http://a/').toString();
+  });
+  attempt('text_encoder', () => {
+    TextEncoder.prototype.encode = () => 'pwned';
+    return new TextEncoder().encode('a');
+  });
+  attempt('adf', () => ((adf.leak = 1), typeof adf.leak));
+  attempt('process', () => {
+    process.leak = 1;
+    process.env.LEAK = '1';
+    process.cwd = () => '/pwned';
+    return process.cwd();
+  });
+  attempt('console', () => ((console.log = () => {}), 'set'));
+  attempt('global', () => ((globalThis.leak = 1), leak));
+  attempt('buffer_function', () => escape(Buffer));
+  attempt('buffer_instance_function', () => escape(Buffer.from('a')));
+  attempt('this_function', () => escape(this));
   attempt('outer_error_function', () => {
-    try { Buffer.from(Symbol()); } catch (err) { return err.constructor.constructor('return process')(); }
+    try {
+      Buffer.from(Symbol());
+    } catch (err) {
+      return escape(err);
+    }
   });
   attempt('async_function', () => Buffer.from.constructor.constructor('return 1'));
   setInterval(() => console.log('tick'), 5);
@@ -98,12 +126,13 @@ function main() {
 
 INSPECTS = r"""
 async function main() {
+  const typedProto = Object.getPrototypeOf(Buffer.prototype);
   const seen = {
     buffer_prototype: Buffer.prototype.leak ?? null,
     buffer_method: Buffer.from('a').toString(),
     typed_array: Object.getPrototypeOf(Buffer).leak ?? null,
-    typed_array_prototype: Object.getPrototypeOf(Buffer.prototype).leak ?? null,
-    outer_object_prototype: Object.getPrototypeOf(Object.getPrototypeOf(Buffer.prototype)).leak ?? null,
+    typed_array_prototype: typedProto.leak ?? null,
+    outer_object_prototype: Object.getPrototypeOf(typedProto).leak ?? null,
     console_function_prototype: console.log.leak ?? null,
     url: new URL('http://a/').toString(),
     text_encoder: Array.from(new TextEncoder().encode('a')),
@@ -176,7 +205,8 @@ def test_no_route_imports_a_module_the_sandbox_refuses(host):
         function: () => Buffer.constructor.constructor('return import("fs")')(),
         require: () => require('fs'),
         sandbox_require: () => __require('fs'),
-        module_constructor: async () => (await __require('util')).constructor.constructor('return process')(),
+        module_constructor: async () =>
+          (await __require('util')).constructor.constructor('return process')(),
       };
       const out = {};
       for (const [name, route] of Object.entries(routes)) {
@@ -205,7 +235,11 @@ def test_inspect_defaults_a_hook_changes_are_set_back(host):
     text = r"""
     function main() {
       const custom = Symbol.for('nodejs.util.inspect.custom');
-      console.log({ [custom]: (depth, options, inspect) => { inspect.defaultOptions = { depth: 0 }; return 'x'; } });
+      const shrink = (depth, options, inspect) => {
+        inspect.defaultOptions = { depth: 0 };
+        return 'x';
+      };
+      console.log({ [custom]: shrink });
       return {};
     }
     """
