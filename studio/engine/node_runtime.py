@@ -2,9 +2,13 @@
 
 One Node host process per workspace, started with the same cleaned environment as the Python
 fork server, takes calls over its stdin and answers on its stdout in length-prefixed frames
-(``node/host.mjs``). For each call it creates a ``worker_threads`` Worker running the hook in a
-fresh ``vm`` context, as the reference runtime does (``spec/js-runtime.md`` §1), and terminates
-it afterwards, so nothing survives between calls.
+(``node/host.mjs``). A pre-LLM hook runs in a fresh ``vm`` context with the reference's sandbox
+rules (``spec/js-runtime.md`` §1) on one of a few long-lived ``worker_threads`` Workers: the
+reference starts a Worker for every call, which costs tens of milliseconds, while a context made
+ahead costs the call nothing. Each Worker's own realm is frozen and kept out of a hook's reach,
+and a Worker is retired after any call that may have spoilt it, so nothing survives between
+calls. A step or chain hook, a real ES module whose caches live in its Worker's realm, gets a
+Worker of its own for the call.
 """
 
 from __future__ import annotations

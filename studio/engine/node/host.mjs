@@ -186,9 +186,12 @@ function build(header, input) {
 // millisecond a call, while a Worker's heap (compiled code, caches) does not grow without end.
 // Module-mode hooks run in a Worker each, started ahead as a spare, used once.
 const CALLS_PER_WORKER = 100;
-const IDLE_MAX = 2;
+// Pooled Workers kept (busy or idle), and idle ones kept ready for the next call. A call that
+// finds none idle gets a new Worker, kept afterwards only while the pool has room.
+const POOL_MAX = 4;
 const IDLE_MIN = 1;
 const SPARES = 2;
+const pool = new Set();
 const idle = [];
 let spares = [];
 // What a reply says of the Worker that made it: these outcomes leave it fit for another call.
@@ -206,16 +209,19 @@ function newWorker(memoryBytes, pooled) {
     workerData: { pooled },
   });
   const entry = { worker, memoryBytes, pooled, broken: false, ready: false, calls: 0, call: null };
+  if (pooled) pool.add(entry);
   worker.on('message', (message) => {
     if (message?.type === 'ready') entry.ready = true;
     else entry.call?.onMessage(message);
   });
   worker.on('error', (err) => {
     entry.broken = true;
+    pool.delete(entry);
     entry.call?.onError(err);
   });
   worker.on('exit', (code) => {
     entry.broken = true;
+    pool.delete(entry);
     entry.call?.onExit(code);
   });
   // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
@@ -226,14 +232,17 @@ function newWorker(memoryBytes, pooled) {
 
 function retire(entry) {
   entry.broken = true;
+  pool.delete(entry);
   setImmediate(() => entry.worker.terminate().catch(() => {}));
 }
 
 function topUp(memoryBytes, pooled) {
   const list = pooled ? idle : spares;
-  const want = pooled ? IDLE_MIN : SPARES;
-  while (list.filter((e) => !e.broken && e.memoryBytes === memoryBytes).length < want) {
-    list.push(newWorker(memoryBytes, pooled));
+  const ready = () => list.filter((e) => !e.broken && e.memoryBytes === memoryBytes).length;
+  if (pooled) {
+    while (ready() < IDLE_MIN && pool.size < POOL_MAX) list.push(newWorker(memoryBytes, true));
+  } else {
+    while (ready() < SPARES) list.push(newWorker(memoryBytes, false));
   }
 }
 
@@ -243,8 +252,7 @@ function takeWorker(memoryBytes, pooled) {
   for (const e of list) if (!usable.includes(e)) retire(e);
   // The most recently used ready Worker: its code caches are the warmest.
   const entry = usable.findLast((e) => e.ready) ?? usable[0] ?? newWorker(memoryBytes, pooled);
-  const rest = usable.filter((e) => e !== entry);
-  list.splice(0, list.length, ...rest);
+  list.splice(0, list.length, ...usable.filter((e) => e !== entry));
   entry.calls += 1;
   setImmediate(() => topUp(memoryBytes, pooled));
   return entry;
@@ -254,7 +262,7 @@ function takeWorker(memoryBytes, pooled) {
 function release(entry, fit) {
   entry.call = null;
   const keep =
-    fit && entry.pooled && !entry.broken && entry.calls < CALLS_PER_WORKER && idle.length < IDLE_MAX;
+    fit && entry.pooled && !entry.broken && entry.calls < CALLS_PER_WORKER && pool.size <= POOL_MAX;
   if (keep) idle.push(entry);
   else {
     retire(entry);
