@@ -348,3 +348,12 @@ def test_errors_of_lent_functions_are_the_contexts_own(host):
     answer, value = host.run("atob.js", text)
     assert answer["status"] == "ok", answer
     assert json.loads(value["system"]) == [True, "InvalidCharacterError"]
+
+
+def test_small_buffers_share_no_memory_between_calls(host):
+    # Code of an ended call that still runs could otherwise write into a later call's Buffers
+    # through the slab small Buffers are cut from.
+    text = "function main() { return { system: String(Buffer.from('abc').buffer.byteLength) }; }\n"
+    answer, value = host.run("slab.js", text)
+    assert answer["status"] == "ok", answer
+    assert value["system"] == "3"

@@ -148,6 +148,9 @@ const INSPECT_DEFAULTS = { ...util.inspect.defaultOptions };
 
 function hardenRealm() {
   refuseCodeFromStrings();
+  // Small Buffers are cut from a shared slab by default: code of an ended call that still runs
+  // (see uncaughtException below) could write into a later call's Buffers through it.
+  Buffer.poolSize = 0;
   // (V8 gives a context a console of its own; this realm's is Node's, which keeps state.)
   const names = vm.runInNewContext('Object.getOwnPropertyNames(globalThis)');
   const roots = names
@@ -307,7 +310,7 @@ const BOOTSTRAP = `(function (outer, lent) {
   }
   Object.freeze(Object.getPrototypeOf(async function () {}).constructor.prototype);
   Object.freeze(Object.getPrototypeOf(function* () {}));
-  return { settle, Promise };
+  return { settle, Promise, Error };
 })`;
 
 // ---- pooled: where an error happened, in the user's file -----------------------------------
@@ -670,9 +673,14 @@ function servePool() {
   bootstrap = new vm.Script(BOOTSTRAP, { filename: 'sandbox-bootstrap' });
   spare = makeContext();
   process.on('unhandledRejection', onRejection);
+  // Hook code can still run after its call ended (a FinalizationRegistry callback, a promise
+  // settled by WebAssembly or Atomics.waitAsync): what it throws belongs to an ended context and
+  // is dropped. Only this realm's errors and the live context's fail the live call.
   process.on('uncaughtException', (err) => {
     const c = current;
-    if (c) failWith(c, err, 'engine_failed');
+    if (!c || typeof err !== 'object' || err === null) return;
+    if (err instanceof c.inside.Error) failWith(c, err);
+    else if (err instanceof Error) failWith(c, err, 'engine_failed');
   });
   parentPort.on('message', (message) => {
     if (message.type === 'adf_reply') onReply(message);
