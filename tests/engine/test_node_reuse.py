@@ -357,3 +357,32 @@ def test_small_buffers_share_no_memory_between_calls(host):
     answer, value = host.run("slab.js", text)
     assert answer["status"] == "ok", answer
     assert value["system"] == "3"
+
+
+def test_a_worker_whose_call_was_cancelled_is_retired(host):
+    before, _ = host.run("trivial.js", TRIVIAL)
+    spin = "function main() { while (true) {} }\n"
+    (host.root / "spins.js").write_text(spin)
+    header = {
+        "path": "spins.js",
+        "fn": "main",
+        "source": spin,
+        "timeout_ms": 5000,
+        "memory_bytes": 128 << 20,
+        "output_bytes": 64 << 10,
+        "result_bytes": 1 << 20,
+    }
+
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(host.host.call(header, b'{"request": {}}', wait_s=20))
+        # The call frame is written before the first await that waits on the host.
+        while not host.host._pending:
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    host.loop.run_until_complete(cancelled())
+    after, _ = host.run("trivial.js", TRIVIAL)
+    assert after["status"] == "ok"
+    assert after["worker"] != before["worker"]
