@@ -386,3 +386,32 @@ def test_a_worker_whose_call_was_cancelled_is_retired(host):
     after, _ = host.run("trivial.js", TRIVIAL)
     assert after["status"] == "ok"
     assert after["worker"] != before["worker"]
+
+
+def test_code_of_an_ended_call_that_still_runs_reaches_no_later_call(host):
+    # Atomics.waitAsync settles its promise on a timer of V8's own, which the call cannot
+    # clear: the continuation runs after the call ended, during the next one.
+    leaves = r"""
+    function main() {
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      Atomics.waitAsync(cell, 0, 0, 50).value.then(() => {
+        console.log('late');
+        globalThis.late = true;
+        return Promise.reject(new Error('late rejection'));
+      });
+      return {};
+    }
+    """
+    first, _ = host.run("leaves.js", leaves)
+    assert first["status"] == "ok", first
+    waits = r"""
+    async function main() {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { system: typeof late };
+    }
+    """
+    second, value = host.run("waits.js", waits)
+    assert second["worker"] == first["worker"]
+    assert second["status"] == "ok", second
+    assert value == {"system": "undefined"}
+    assert second["stdout"] == ""

@@ -653,11 +653,12 @@ function onReply(message) {
   }
 }
 
-// A rejection belongs to the live call only if its promise was made in that call's context:
-// one from an ended call's context is dropped with that context.
+// A rejection fails the live call if its promise was made in that call's context or in this
+// realm (by a lent module); one from an ended call's context is dropped with that context.
 function onRejection(reason, promise) {
   const c = current;
-  if (!c || c.ended || !(promise instanceof c.inside.Promise)) return;
+  if (!c || c.ended) return;
+  if (!(promise instanceof c.inside.Promise) && !(promise instanceof Promise)) return;
   const isError = typeof reason === 'object' && reason !== null && 'message' in reason;
   failWith(c, {
     name: isError ? reason.name : 'Error',
