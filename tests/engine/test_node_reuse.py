@@ -256,7 +256,7 @@ def test_inspect_defaults_a_hook_changes_are_set_back(host):
     [
         ("function main() { return new Promise(() => {}); }\n", "timeout"),
         ("function main() { throw null; }\n", "timeout"),
-        ("async function main() { await __require('path'); return {}; }\n", None),
+        ("async function main() { await __require('crypto'); return {}; }\n", None),
         ("function main() { console.log('x'.repeat(70000)); return {}; }\n", "output_limit"),
     ],
     ids=["timed_out", "threw_null", "lent_a_module", "output_limit"],
@@ -415,3 +415,60 @@ def test_code_of_an_ended_call_that_still_runs_reaches_no_later_call(host):
     assert second["status"] == "ok", second
     assert value == {"system": "undefined"}
     assert second["stdout"] == ""
+
+
+def test_modules_without_state_are_lent_frozen_and_keep_the_worker(host):
+    text = r"""
+    import * as path from 'path';
+    import url from 'url';
+    import qs from 'querystring';
+    import punycode from 'punycode';
+    import { StringDecoder } from 'string_decoder';
+    import { Blob } from 'buffer';
+    export async function main() {
+      const works = [
+        path.join('/a', 'b', '../c'),
+        url.parse('http://x.org/p?q=1').pathname,
+        new url.URL('http://x.org/y').host,
+        url.fileURLToPath('file:///tmp/f'),
+        qs.stringify({ a: [1, 2] }),
+        punycode.toASCII('mañana.com'),
+        new StringDecoder('utf8').write(Buffer.from('é')),
+        await new Blob(['blob']).text(),
+      ];
+      const tried = [];
+      for (const change of [
+        () => { path.join = () => 'pwned'; },
+        () => { path.posix.sep = '#'; },
+        () => { url.Url.prototype.format = () => 'pwned'; },
+        () => { qs.escape = () => 'pwned'; },
+      ]) {
+        try {
+          change();
+          tried.push('ignored');
+        } catch (err) {
+          tried.push(err.name);
+        }
+      }
+      return { system: JSON.stringify({ works, tried, join: path.join('a', 'b') }) };
+    }
+    """
+    first, value = host.run("modules.ts", text)
+    assert first["status"] == "ok", first
+    assert json.loads(value["system"]) == {
+        "works": [
+            "/a/c",
+            "/p",
+            "x.org",
+            "/tmp/f",
+            "a=1&a=2",
+            "xn--maana-pta.com",
+            "é",
+            "blob",
+        ],
+        "tried": ["ignored", "ignored", "TypeError", "ignored"],
+        "join": "a/b",
+    }
+    second, value = host.run("modules.ts", text)
+    assert second["worker"] == first["worker"]
+    assert json.loads(value["system"])["join"] == "a/b"

@@ -131,6 +131,8 @@ function deepFreeze(roots, prototypes) {
     if (seen.has(value)) continue;
     seen.add(value);
     if (prototypes.has(value)) allowOverrides(value);
+    const own = typeof value === 'function' && Object.getOwnPropertyDescriptor(value, 'prototype');
+    if (own && typeof own.value === 'object' && own.value !== null) prototypes.add(own.value);
     Object.freeze(value);
     stack.push(Object.getPrototypeOf(value));
     for (const key of Reflect.ownKeys(value)) {
@@ -142,6 +144,10 @@ function deepFreeze(roots, prototypes) {
 }
 
 const LENT = { Buffer, URL, URLSearchParams, TextEncoder, TextDecoder };
+// Allowed modules made only of functions and classes, with no state of their own that a call
+// could change and no cached objects they hand out: frozen whole at start, they can be lent to
+// every call. Lending any other allowed module retires the Worker after the call.
+const SHARED_MODULES = ['path', 'url', 'querystring', 'punycode', 'string_decoder', 'buffer'];
 // A hook's custom inspect function gets util.inspect, whose defaultOptions setter (which cannot
 // be redefined) changes every later inspect: each call ends by setting them back.
 const INSPECT_DEFAULTS = { ...util.inspect.defaultOptions };
@@ -171,6 +177,12 @@ function hardenRealm() {
     Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}).prototype),
   ];
   roots.push(...hidden, ...Object.values(LENT), util.inspect, atob, btoa, structuredClone);
+  for (const name of SHARED_MODULES) {
+    const module = hostRequire(name);
+    // A lazy getter that defines its value on first use would fail on a frozen module.
+    for (const key of Reflect.ownKeys(module)) module[key];
+    roots.push(module);
+  }
   const prototypes = new Set(hidden.filter((h) => typeof h === 'object'));
   for (const root of roots) {
     if (typeof root === 'function' && root.prototype) prototypes.add(root.prototype);
@@ -428,10 +440,10 @@ function makeContext() {
           `Module "${name}" is not available in the sandbox. Available modules: ${ALLOWED.join(', ')}`,
         );
       }
-      // A built-in module is a graph of this realm's objects that cannot all be frozen without
-      // breaking Node's own code, so a Worker that lent one serves no further call.
+      // The other built-in modules keep state a call could change (defaults, caches), so a
+      // Worker that lent one serves no further call.
       const c = live();
-      if (c) c.lentModule = true;
+      if (c && !SHARED_MODULES.includes(name)) c.lentModule = true;
       return hostRequire(name);
     }),
     clone: guard((value, options) => structuredClone(value, options)),
