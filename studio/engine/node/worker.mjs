@@ -72,9 +72,11 @@ async function serveOneModuleCall() {
 // A hook reaches this realm through what it is lent (Buffer, URL, the allowed modules, errors
 // they throw): from any of those, `.constructor.constructor` is this realm's Function, which
 // compiles strings with this Worker's globals in scope. Node takes no flag for a single Worker
-// that stops that (--disallow-code-generation-from-strings is process-wide, and the host's
-// module hooks are real modules that may use it), so the constructors are replaced by ones that
-// refuse, before anything is frozen.
+// that stops that: a Worker's execArgv refuses --disallow-code-generation-from-strings, and in
+// the host's own arguments it would hold for every Worker, the module hooks' too, which are real
+// modules that may use it. --frozen-intrinsics is accepted by a Worker, but it freezes the
+// constructors in place before this code runs and leaves Buffer, URL and the rest unfrozen. So
+// the constructors are replaced by ones that refuse, and then this realm is frozen here.
 function refuseCodeFromStrings() {
   const prototypes = [
     Function.prototype,
