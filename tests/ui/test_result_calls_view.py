@@ -1,0 +1,332 @@
+"""The Calls tab: a run's adf calls in order, nested sys_lambda calls under their caller, the gate
+in the results' colours, the selected call in full, the tab's title, the keyboard and Copy."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+from studio.core.run_outcome import CallError, HostCall, RunOutcome
+from studio.ui.engine_bridge import EngineBridge
+from studio.ui.result_calls_view import (
+    ANSWERED_BY,
+    DURATION,
+    EMPTY_TEXT,
+    GATE,
+    METHOD,
+    NUMBER,
+    RESULT,
+    CallsModel,
+    CallsView,
+    nest,
+)
+from studio.ui.result_diff_view import DiffCache
+from studio.ui.result_style import accent
+from studio.ui.run_view import TAB_CALLS, TAB_DIFF, RunView
+
+DISPLAY = Qt.ItemDataRole.DisplayRole
+
+CALLS = [
+    HostCall(
+        method="fs_read",
+        args={"path": "tickets/4711.md"},
+        answered_by="sample",
+        reply={"text": "The export button does nothing."},
+        duration_ms=0.4,
+    ),
+    HostCall(
+        method="sys_lambda",
+        args={"source": "lib/rag.ts:enrich", "args": {"q": "export"}},
+        answered_by="lib/rag.ts:enrich",
+        reply={"snippets": ["a", "b"]},
+        output="looked up 2 snippets\n",
+        duration_ms=31.7,
+    ),
+    HostCall(
+        method="model_invoke",
+        args={"messages": [{"role": "user", "content": "summarise"}]},
+        answered_by="sample",
+        reply="A short summary.",
+        depth=1,
+        duration_ms=0.3,
+    ),
+    HostCall(
+        method="shell",
+        args={"cmd": "ls"},
+        gate="enabled_tools",
+        error=CallError(code="NOT_FOUND", message='Tool "shell" is not available'),
+        depth=1,
+    ),
+    HostCall(
+        method="web_search",
+        args={"q": "x"},
+        error=CallError(code="NO_REPLY", message="the sample has no reply for web_search"),
+        duration_ms=12_345,
+    ),
+]
+
+
+def texts(model: CallsModel, parent: QModelIndex = QModelIndex()) -> list[list[str]]:  # noqa: B008
+    return [
+        [model.index(row, column, parent).data(DISPLAY) for column in range(6)]
+        for row in range(model.rowCount(parent))
+    ]
+
+
+@pytest.fixture
+def view(qtbot) -> CallsView:
+    widget = CallsView()
+    qtbot.addWidget(widget)
+    widget.resize(1024, 640)
+    return widget
+
+
+@pytest.fixture
+def bridge() -> Iterator[EngineBridge]:
+    engine = EngineBridge()
+    yield engine
+    engine.shutdown()
+
+
+@pytest.fixture
+def run_view(qtbot, bridge) -> RunView:
+    widget = RunView(DiffCache(bridge))
+    qtbot.addWidget(widget)
+    widget.resize(1024, 640)
+    return widget
+
+
+def outcome(calls: list[HostCall], contract: str = "pre_llm") -> RunOutcome:
+    return RunOutcome(contract=contract, status="not_applied", calls=calls)
+
+
+# ---- rows ---------------------------------------------------------------------------------
+def test_calls_in_order_with_nested_calls_under_their_sys_lambda(view):
+    view.show_calls(CALLS)
+    model = view.model
+    top = texts(model)
+    assert [row[NUMBER] for row in top] == ["1", "2", "5"]
+    assert [row[METHOD] for row in top] == ["fs_read", "sys_lambda", "web_search"]
+    nested = texts(model, model.index(1, 0))
+    assert [row[METHOD] for row in nested] == ["model_invoke", "shell"]
+    assert [row[NUMBER] for row in nested] == ["3", "4"]
+    assert top[0][ANSWERED_BY] == "sample"
+    assert top[0][RESULT] == '{"text": "The export button does nothing."}'
+    assert top[2][ANSWERED_BY] == "—"
+    assert top[2][RESULT] == "NO_REPLY: the sample has no reply for web_search"
+    assert top[0][DURATION] == "0.40 ms"
+    assert top[1][DURATION] == "32 ms"
+    assert top[2][DURATION] == "12.3 s"
+    assert view.table.isExpanded(model.index(1, 0))
+
+
+def test_a_nested_call_follows_the_nearest_open_sys_lambda():
+    calls = [
+        HostCall(method="sys_lambda"),
+        HostCall(method="sys_lambda", depth=1),
+        HostCall(method="fs_read", depth=2),
+        HostCall(method="fs_read", depth=1),
+        HostCall(method="fs_read"),
+        HostCall(method="fs_read", depth=1),  # no sys_lambda open: it stays at the top
+    ]
+    assert nest(calls) == [-1, 0, 1, 0, -1, -1]
+
+
+def test_the_model_keeps_qts_rules(qtmodeltester: Any, qapp: Any):
+    model = CallsModel()
+    model.set_calls(CALLS)
+    qtmodeltester.check(model)
+    model.set_calls([])
+    qtmodeltester.check(model)
+    model.set_calls(CALLS[:2])
+    qtmodeltester.check(model)
+
+
+# ---- the gate -----------------------------------------------------------------------------
+def test_the_gate_says_allowed_or_which_rule_refused_in_the_palettes_colours(view):
+    view.show_calls(CALLS)
+    model = view.model
+    allowed = model.index(0, GATE)
+    refused = model.index(1, GATE, model.index(1, 0))
+    assert allowed.data(DISPLAY) == "✓ allowed"
+    assert refused.data(DISPLAY) == "✗ refused by enabled_tools"
+    assert allowed.data(Qt.ItemDataRole.ForegroundRole) == accent("ok")
+    assert refused.data(Qt.ItemDataRole.ForegroundRole) == accent("error")
+    assert "not among the agent's enabled tools" in refused.data(Qt.ItemDataRole.ToolTipRole)
+    failed = model.index(2, RESULT)
+    assert failed.data(Qt.ItemDataRole.ForegroundRole) == accent("error")
+    assert model.index(0, RESULT).data(Qt.ItemDataRole.ForegroundRole) is None
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    def luminance(color: QColor) -> float:
+        def channel(value: float) -> float:
+            return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+        return (
+            0.2126 * channel(color.redF())
+            + 0.7152 * channel(color.greenF())
+            + 0.0722 * channel(color.blueF())
+        )
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("base", [QColor(255, 255, 255), QColor(30, 30, 30)], ids=["light", "dark"])
+def test_the_gate_colours_read_on_light_and_dark_bases(view, qapp, base):
+    before = QApplication.palette()
+    palette = QPalette(before)
+    palette.setColor(QPalette.ColorRole.Base, base)
+    QApplication.setPalette(palette)
+    try:
+        view.show_calls(CALLS)
+        model = view.model
+        for index in (model.index(0, GATE), model.index(1, GATE, model.index(1, 0))):
+            color = index.data(Qt.ItemDataRole.ForegroundRole)
+            assert _contrast(color, base) >= 3.0, (color.name(), base.name())
+    finally:
+        QApplication.setPalette(before)
+
+
+# ---- the selected call --------------------------------------------------------------------
+def test_selecting_a_call_shows_its_arguments_and_reply(view):
+    view.show_calls(CALLS[:3])
+    view.table.setCurrentIndex(view.model.index(0, RESULT))
+    assert json.loads(view.arguments.text.toPlainText()) == CALLS[0].args
+    assert view.reply.title.text() == "Reply"
+    assert json.loads(view.reply.text.toPlainText()) == CALLS[0].reply
+    assert view.output.isHidden()
+    assert view.gate_note.isHidden()
+    assert view.summary.text().startswith("#1 adf.fs_read · called by the hook · allowed")
+
+
+def test_a_sys_lambda_shows_what_the_nested_function_printed(view):
+    view.show_calls(CALLS[:3])
+    view.table.setCurrentIndex(view.model.index(1, METHOD))
+    assert not view.output.isHidden()
+    assert view.output.text.toPlainText() == "looked up 2 snippets\n"
+    assert "answered by lib/rag.ts:enrich" in view.summary.text()
+
+
+def test_a_refused_call_shows_its_error_and_the_rule(view):
+    view.show_calls(CALLS)
+    view.table.setCurrentIndex(view.model.index(1, 0, view.model.index(1, 0)))
+    assert view.reply.title.text() == "Error"
+    assert json.loads(view.reply.text.toPlainText()) == {
+        "code": "NOT_FOUND",
+        "message": 'Tool "shell" is not available',
+    }
+    assert not view.gate_note.isHidden()
+    assert "enabled_tools" in view.gate_note.text()
+    assert "nested sys_lambda (depth 1)" in view.summary.text()
+
+
+def test_the_first_refused_or_failed_call_is_selected_on_show(view):
+    view.show_calls(CALLS)
+    assert view.current_call() == CALLS[3]
+    view.show_calls(CALLS[:3])
+    assert view.current_call() == CALLS[0]
+
+
+def test_no_calls_shows_how_samples_declare_replies(view):
+    view.show_calls(CALLS)
+    view.show_calls([])
+    assert view.pages.currentWidget() is view.empty
+    assert view.empty.text() == EMPTY_TEXT
+    assert "This run made no adf calls" in EMPTY_TEXT
+    assert "adf.replies" in EMPTY_TEXT
+    assert view.current_call() is None
+
+
+# ---- the tab ------------------------------------------------------------------------------
+def test_the_tab_title_counts_the_calls_and_the_refused_and_failed_ones(run_view):
+    tabs = run_view.tabs
+    run_view.show_outcome(outcome(CALLS[:3]))
+    assert tabs.tabText(TAB_CALLS) == "Calls (3)"
+    assert not tabs.tabBar().tabTextColor(TAB_CALLS).isValid()
+    run_view.show_outcome(outcome(CALLS))
+    assert tabs.tabText(TAB_CALLS) == "Calls (5, 1 refused, 1 failed)"
+    assert tabs.tabBar().tabTextColor(TAB_CALLS) == accent("error")
+    assert run_view.calls.calls == CALLS
+    run_view.show_outcome(outcome([CALLS[3]]))
+    assert tabs.tabText(TAB_CALLS) == "Calls (1, 1 refused)"
+    run_view.show_outcome(outcome([]))
+    assert tabs.tabText(TAB_CALLS) == "Calls"
+    assert not tabs.tabBar().tabTextColor(TAB_CALLS).isValid()
+
+
+def test_the_tab_shows_for_pre_llm_runs_and_any_run_with_calls(run_view):
+    tabs = run_view.tabs
+    assert not tabs.isTabVisible(TAB_CALLS)  # no run yet
+    run_view.show_outcome(outcome([]))
+    assert tabs.isTabVisible(TAB_CALLS)
+    run_view.show_outcome(outcome([], contract="step"))
+    assert not tabs.isTabVisible(TAB_CALLS)
+    run_view.show_outcome(outcome(CALLS[:1], contract="chain"))
+    assert tabs.isTabVisible(TAB_CALLS)
+    run_view.clear("gone")
+    assert not tabs.isTabVisible(TAB_CALLS)
+    assert run_view.calls.calls == []
+
+
+# ---- keyboard and Copy --------------------------------------------------------------------
+def _shown(qtbot, widget) -> None:
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget.window())
+
+
+def test_the_table_is_navigable_and_tab_leaves_it(qtbot, run_view):
+    _shown(qtbot, run_view)
+    run_view.show_outcome(outcome(CALLS[:3]))
+    run_view.tabs.setCurrentIndex(TAB_CALLS)
+    table = run_view.calls.table
+    assert not table.tabKeyNavigation()
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus)
+    assert run_view.calls.current_call() == CALLS[0]
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert run_view.calls.current_call() == CALLS[1]
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert run_view.calls.current_call() == CALLS[2]  # into the sys_lambda's calls
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: not table.hasFocus())
+    focused = QApplication.focusWidget()
+    assert focused is not None and run_view.isAncestorOf(focused)
+    qtbot.keyClick(focused, Qt.Key.Key_Backtab)
+    qtbot.waitUntil(table.hasFocus)
+
+
+def test_the_tab_is_reachable_from_the_tab_bar(qtbot, run_view):
+    _shown(qtbot, run_view)
+    run_view.show_outcome(outcome(CALLS))
+    assert run_view.tabs.currentIndex() == TAB_DIFF
+    run_view.tabs.tabBar().setFocus()
+    qtbot.waitUntil(run_view.tabs.tabBar().hasFocus)
+    for _ in range(TAB_CALLS):
+        qtbot.keyClick(run_view.tabs.tabBar(), Qt.Key.Key_Right)
+    assert run_view.tabs.currentIndex() == TAB_CALLS
+
+
+def test_copy_takes_the_selected_call_as_json(qtbot, view):
+    _shown(qtbot, view)
+    view.show_calls(CALLS)
+    view.table.setFocus()
+    qtbot.waitUntil(view.table.hasFocus)
+    view.table.setCurrentIndex(view.model.index(0, RESULT))
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(view.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    copied = json.loads(QGuiApplication.clipboard().text())
+    assert copied == CALLS[0].model_dump(mode="json")
+    assert copied["args"] == {"path": "tickets/4711.md"}
+    view.table.setCurrentIndex(view.model.index(2, 0))
+    view.copy_action.trigger()
+    assert json.loads(QGuiApplication.clipboard().text())["error"]["code"] == "NO_REPLY"
