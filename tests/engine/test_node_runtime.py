@@ -74,7 +74,7 @@ def test_the_studio_finds_its_own_node_with_type_stripping():
 
 
 def test_a_node_named_in_the_environment_is_checked(tmp_path):
-    with pytest.raises(NodeUnavailable, match="cannot be run"):
+    with pytest.raises(NodeUnavailable, match="does not exist"):
         find_node({NODE_VARIABLE: str(tmp_path / "no-node")})
     fake = tmp_path / "old-node"
     fake.write_text("#!/bin/sh\necho 20.1.0 undefined\n")
