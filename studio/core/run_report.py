@@ -9,6 +9,8 @@ from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import HostCall, RunOutcome
 
 PREVIEW_CHARS = 120
+CALLS_SHOWN = 200
+"""A hook that calls in a loop would bury the rest of the report; ``--json`` lists them all."""
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -44,14 +46,17 @@ def call_result(call: HostCall, limit: int = PREVIEW_CHARS) -> str:
     return value_preview(call.reply, limit)
 
 
-def call_lines(calls: list[HostCall]) -> list[str]:
-    """A ``calls:`` block, one line per call indented by its depth; none without calls."""
+def call_lines(calls: list[HostCall], shown: int = CALLS_SHOWN) -> list[str]:
+    """A ``calls:`` block, one line per call (up to ``shown``) indented by its depth; none
+    without calls."""
     if not calls:
         return []
     lines = ["calls:"]
-    for number, call in enumerate(calls, 1):
+    for number, call in enumerate(calls[:shown], 1):
         indent = "  " * (call.depth + 1)
         lines.append(f"{indent}{number}. {call.method} · {gate_text(call)} · {call_result(call)}")
+    if len(calls) > shown:
+        lines.append(f"  … and {len(calls) - shown} more (--json lists every call)")
     return lines
 
 

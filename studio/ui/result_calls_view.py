@@ -48,10 +48,13 @@ EMPTY_TEXT = (
 
 _RULES = {
     "enabled_tools": "the method is not among the agent's enabled tools",
-    "authorization": "the method needs authorized code, and the calling source is not authorized",
+    "declared_tools": "the agent config does not declare this tool, or declares it disabled",
+    "authorization": "only authorized code may make this call, and the calling source is not "
+    "authorized",
     "excluded": "ADF never lets code call this tool",
     "circular": "the function it names is already running further up this chain of sys_lambda "
     "calls",
+    "input": "its arguments are not what the method takes",
 }
 
 

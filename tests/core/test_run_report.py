@@ -92,3 +92,11 @@ def test_the_preview_of_a_value_that_holds_itself_does_not_fail():
     looped: list[object] = []
     looped.append(looped)
     assert value_preview(looped) == "[[...]]"
+
+
+def test_a_hook_calling_in_a_loop_gets_the_first_calls_and_a_count_of_the_rest():
+    calls = [HostCall(method="fs_read", reply=n) for n in range(205)]
+    lines = call_lines(calls)
+    assert len(lines) == 1 + 200 + 1
+    assert lines[200] == "  200. fs_read · allowed · 199"
+    assert lines[-1] == "  … and 5 more (--json lists every call)"
