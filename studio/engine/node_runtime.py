@@ -17,6 +17,7 @@ import os
 import struct
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -352,7 +353,12 @@ class NodeRuntime(HookRuntime):
             raise RunStopped(
                 turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
             ) from None
-        return _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        reply = _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        if call.options.get("nested") and reply.error and answer.get("status") == "ok":
+            # A nested function's result that is not JSON text reaches its caller as text.
+            text = body.decode("utf-8", errors="replace")
+            reply = replace(reply, error=None, value=text)
+        return reply
 
     async def _sys_lambda(
         self, header: dict[str, Any], body: bytes
@@ -377,7 +383,7 @@ class NodeRuntime(HookRuntime):
         runtime: HookRuntime
         options: dict[str, Any]
         if self.runs(path):
-            runtime, options = self, {"adf": adf}
+            runtime, options = self, {"adf": adf, "nested": True}
         elif path.endswith(".py"):
             runtime = self._python_runtime()
             options = {"sys_lambda": bool(adf.get("python_sys_lambda"))}

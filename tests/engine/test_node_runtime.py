@@ -190,9 +190,13 @@ def test_require_is_a_stub_that_throws(node):
     assert error.details["adf_message"] == "require is not available in the sandbox"
 
 
-def test_the_adf_object_fails_by_method_name(node):
-    error = failure(node.run(hook=hook("callsAdf")), "exception")
-    assert error.details["adf_message"] == "adf.fs_read is not available in the studio yet"
+def test_an_adf_call_the_agent_does_not_allow_fails_with_its_code(node):
+    outcome = node.run(hook=hook("callsAdf"))
+    error = failure(outcome, "exception")
+    assert error.details["adf_message"] == 'Tool "fs_read" is not available'
+    assert [(c.method, c.error.code if c.error else None) for c in outcome.calls] == [
+        ("fs_read", "NOT_FOUND")
+    ]
 
 
 def test_the_rewrite_altering_the_input_is_a_warning_at_its_path(node):

@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { answerAdf, studioAnswered, takeCalls } from './adf_calls.mjs';
 import { rewrite } from './rewrite.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
@@ -66,6 +67,7 @@ process.stdin.on('end', () => process.exit(0));
 function onFrame(header, body) {
   if (header.op === 'call') startCall(header, body);
   else if (header.op === 'cancel') calls.get(header.id)?.stop('cancelled', 'Execution cancelled');
+  else if (header.op === 'answer') studioAnswered(header, body);
 }
 
 // ---- building the script ---------------------------------------------------------------
@@ -247,6 +249,7 @@ function startCall(header, input) {
         stdout_truncated: !!out.truncated.stdout,
         stderr_truncated: !!out.truncated.stderr,
         duration_ms: performance.now() - started,
+        calls: takeCalls(id),
       },
       body,
     );
@@ -352,7 +355,9 @@ function startCall(header, input) {
   }
 
   worker.on('message', (message) => {
-    if (message.type === 'output') capture(message.stream, message.text);
+    if (message.type === 'adf') {
+      answerAdf({ id, adf: header.adf, send }, message).then((reply) => settled || worker.postMessage(reply));
+    } else if (message.type === 'output') capture(message.stream, message.text);
     else if (message.type === 'over') capture(message.stream, message.text);
     else if (message.type === 'result') {
       const reply = {

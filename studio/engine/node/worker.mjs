@@ -19,7 +19,6 @@ const ALLOWED = [
   'assert', 'events', 'stream', 'zlib',
 ];
 const PREFIX = '(async () => {';
-const ADF_METHODS_NOTE = 'is not available in the studio yet';
 
 // ---- output ----------------------------------------------------------------------------
 
@@ -72,19 +71,39 @@ function require() {
   throw new Error('require is not available in the sandbox');
 }
 
-// The `adf` object of the reference is not in the studio yet: every method fails by name, so
-// that nothing a hook asks of it silently succeeds.
+// `adf.<method>(...)` is a call to the host (adf_calls.mjs), which answers with JSON text or a
+// code; the hook gets values and Errors of its own realm.
+const pendingAdf = new Map();
+let adfSeq = 0;
+let contextJson, ContextError;
+
+function adfArgs(args) {
+  const value = args.length === 0 ? {} : args.length === 1 ? args[0] : args;
+  return JSON.parse(JSON.stringify(value) ?? 'null');
+}
+
 const adf = new Proxy(
   {},
   {
     get(_target, name) {
       if (typeof name !== 'string' || name === 'then') return undefined;
-      return async () => {
-        throw new Error(`adf.${name} ${ADF_METHODS_NOTE}`);
-      };
+      return (...args) =>
+        new Promise((resolve, reject) => {
+          const seq = ++adfSeq;
+          pendingAdf.set(seq, { resolve, reject });
+          parentPort.postMessage({ type: 'adf', seq, method: name, args: adfArgs(args) });
+        });
     },
   },
 );
+
+function adfReplied(reply) {
+  const waiting = pendingAdf.get(reply.seq);
+  if (!waiting) return;
+  pendingAdf.delete(reply.seq);
+  if (reply.ok) return waiting.resolve(contextJson(reply.json));
+  waiting.reject(Object.assign(new ContextError(reply.message), { code: reply.code }));
+}
 
 const sandbox = {
   console: hookConsole,
@@ -121,6 +140,8 @@ vm.runInContext(
    Object.freeze(Object.getPrototypeOf(function* () {}));`,
   context,
 );
+contextJson = vm.runInContext('JSON.parse', context);
+ContextError = vm.runInContext('Error', context);
 
 // ---- where an error happened, in the user's file ---------------------------------------
 
@@ -300,6 +321,9 @@ function captureModuleOutput() {
   process.stderr.write = (s) => (write('stderr', String(s)), true);
 }
 
+parentPort.on('message', (message) => {
+  if (message?.type === 'adf_reply') adfReplied(message);
+});
 parentPort.once('message', (job) => {
   moduleMode = job.mode === 'module';
   if (moduleMode) {
