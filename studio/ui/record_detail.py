@@ -146,7 +146,11 @@ class RecordDetail(QWidget):
         if stored != data.record.record:
             self.stored.set_value(data.record.record, expand=1)
         if data.outcome is not None:
-            self.run.show_outcome(data.outcome, payload_cleared=data.payload_cleared)
+            self.run.show_outcome(
+                data.outcome,
+                payload_cleared=data.payload_cleared,
+                calls_kept="calls" in data.record.record,
+            )
         else:
             self.run.clear(f"This run cannot be shown: {data.problem}")
             self.run.tabs.setCurrentIndex(self.stored_tab)

@@ -199,9 +199,13 @@ class RunView(QWidget):
         self.error_view.set_workspace_root(root)
 
     # ---- one outcome --------------------------------------------------------------------------
-    def show_outcome(self, outcome: RunOutcome, *, payload_cleared: bool = False) -> None:
+    def show_outcome(
+        self, outcome: RunOutcome, *, payload_cleared: bool = False, calls_kept: bool = True
+    ) -> None:
         """Show ``outcome``; ``payload_cleared``: a stored run that no longer has its input,
-        result and output. A run shown again keeps the tab on show."""
+        result and output; ``calls_kept`` False: a stored run whose record does not keep the
+        hook's calls, so an empty list of calls says nothing. A run shown again keeps the tab
+        on show."""
         again = self.outcome is not None and self.outcome.run_id == outcome.run_id
         self.outcome = outcome
         self.payload_cleared = payload_cleared
@@ -214,7 +218,7 @@ class RunView(QWidget):
             self.error_view.clear()
         self.output.show_outcome(outcome, payload_cleared=payload_cleared)
         self._show_result(outcome)
-        self._show_calls(outcome)
+        self._show_calls(outcome, calls_kept)
         failed = outcome.turn_error is not None
         self.tabs.setTabText(TAB_ERROR, "Turn error ●" if failed else "Turn error")
         for tab in (TAB_OUTPUT, TAB_RESULT):
@@ -247,12 +251,12 @@ class RunView(QWidget):
         self.tabs.tabBar().setTabTextColor(TAB_CALLS, QColor())
         self.tabs.setTabVisible(TAB_CALLS, False)
 
-    def _show_calls(self, outcome: RunOutcome) -> None:
+    def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
         self.calls.show_calls(outcome.calls)
         self.tabs.setTabText(TAB_CALLS, calls_title(outcome.calls))
         trouble = calls_trouble(outcome.calls)
         self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())
-        shown = outcome.contract in CALLING_CONTRACTS or bool(outcome.calls)
+        shown = bool(outcome.calls) or (kept and outcome.contract in CALLING_CONTRACTS)
         self.tabs.setTabVisible(TAB_CALLS, shown)
 
     def _set_warnings(self, outcome: RunOutcome) -> None:

@@ -12,8 +12,10 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from studio.core.records.store import RecordStore
 from studio.core.run_outcome import CallError, HostCall, RunOutcome
 from studio.ui.engine_bridge import EngineBridge
+from studio.ui.record_detail import RecordDetail, load_detail
 from studio.ui.result_calls_view import (
     ANSWERED_BY,
     DURATION,
@@ -330,3 +332,28 @@ def test_copy_takes_the_selected_call_as_json(qtbot, view):
     view.table.setCurrentIndex(view.model.index(2, 0))
     view.copy_action.trigger()
     assert json.loads(QGuiApplication.clipboard().text())["error"]["code"] == "NO_REPLY"
+
+
+def test_a_run_whose_calls_were_not_kept_does_not_claim_it_made_none(run_view):
+    run_view.show_outcome(outcome([]), calls_kept=False)
+    assert not run_view.tabs.isTabVisible(TAB_CALLS)
+    run_view.show_outcome(outcome(CALLS[:1]), calls_kept=False)
+    assert run_view.tabs.isTabVisible(TAB_CALLS)
+
+
+def test_a_stored_run_without_its_calls_hides_the_tab(qtbot, bridge, tmp_path):
+    made = RunOutcome(contract="pre_llm", status="not_applied", sample="s", calls=CALLS)
+    with RecordStore.open(tmp_path) as store:
+        store.add(made)
+        data = load_detail(store, made.run_id)
+    assert data is not None and data.outcome is not None
+    detail = RecordDetail(bridge)
+    qtbot.addWidget(detail)
+    detail.show_record(data)
+    qtbot.waitUntil(lambda: detail.run.diff_ready)
+    if "calls" in data.record.record:  # the store keeps the calls: they are shown
+        assert detail.tabs.isTabVisible(TAB_CALLS)
+        assert detail.run.calls.calls
+    else:
+        assert data.outcome.calls == []
+        assert not detail.tabs.isTabVisible(TAB_CALLS)
