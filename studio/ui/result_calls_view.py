@@ -12,10 +12,17 @@ import json
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QAction, QFont, QFontDatabase, QGuiApplication, QKeyEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QFont,
+    QFontDatabase,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QPlainTextEdit,
     QSplitter,
     QStackedWidget,
@@ -38,6 +45,14 @@ CALL_ROLE = Qt.ItemDataRole.UserRole + 1
 """The call's position in the run's list of calls."""
 NESTING_METHOD = "sys_lambda"
 RESULT_CHARS = 200
+RESULT_LEAST = 120
+_COLUMN_BOUNDS = {  # least and most widths, in pixels
+    NUMBER: (24, 60),
+    METHOD: (110, 200),
+    GATE: (90, 260),
+    ANSWERED_BY: (60, 240),
+    DURATION: (50, 90),
+}
 TOOLTIP_CHARS = 2000
 
 EMPTY_TEXT = (
@@ -255,6 +270,8 @@ class CallsModel(QAbstractItemModel):
             if call.error is not None:
                 return f"{call.error.code}: {call.error.message}"[:TOOLTIP_CHARS]
             return call_result(call, TOOLTIP_CHARS)
+        if column == ANSWERED_BY and call.answered_by:
+            return call.answered_by
         if column == METHOD and call.depth:
             return f"adf.{call.method}, called inside a nested sys_lambda (depth {call.depth})"
         if column == METHOD:
@@ -263,11 +280,39 @@ class CallsModel(QAbstractItemModel):
 
 
 class _CallTree(QTreeView):
-    """The calls' table: Tab leaves it, and Copy takes the selected call as JSON."""
+    """The calls' table: Tab leaves it, Copy takes the selected call as JSON, and its columns
+    fit its width, so the result stays in view in a narrow results pane."""
 
     def __init__(self, view: CallsView) -> None:
         super().__init__()
         self._view = view
+
+    def fit_columns(self) -> None:
+        """Each column as wide as its contents (within bounds) and the result the rest; when
+        that is too wide, the gate, answered-by and method columns give way first, down to
+        their least widths, and their text is elided."""
+        header = self.header()
+        widths = {
+            column: max(least, min(most, self.sizeHintForColumn(column)))
+            for column, (least, most) in _COLUMN_BOUNDS.items()
+        }
+        for column in _COLUMN_BOUNDS:
+            widths[column] = max(widths[column], header.sectionSizeHint(column))
+        spare = self.viewport().width() - sum(widths.values()) - RESULT_LEAST
+        for column in (ANSWERED_BY, GATE, METHOD):
+            if spare >= 0:
+                break
+            least = _COLUMN_BOUNDS[column][0]
+            give = min(widths[column] - least, -spare)
+            widths[column] -= give
+            spare += give
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        header.resizeSection(RESULT, RESULT_LEAST + max(spare, 0))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -326,11 +371,7 @@ class CallsView(QWidget):
         header = self.table.header()
         header.setStretchLastSection(False)
         header.setResizeContentsPrecision(100)
-        for column in (NUMBER, GATE, ANSWERED_BY, DURATION):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(METHOD, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(METHOD, 170)
-        header.setSectionResizeMode(RESULT, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_changed)
 
         self.summary = heading()
@@ -353,8 +394,8 @@ class CallsView(QWidget):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
 
         self.empty = note(EMPTY_TEXT)
         self.empty.setObjectName("callsEmpty")
@@ -381,6 +422,7 @@ class CallsView(QWidget):
             return
         self.pages.setCurrentIndex(1)
         self.table.expandAll()
+        self.table.fit_columns()
         first = next((n for n, call in enumerate(calls) if calls_trouble([call])), 0)
         self.select(first)
 

@@ -24,6 +24,7 @@ from studio.ui.result_calls_view import (
     METHOD,
     NUMBER,
     RESULT,
+    RESULT_LEAST,
     CallsModel,
     CallsView,
     nest,
@@ -357,3 +358,20 @@ def test_a_stored_run_without_its_calls_hides_the_tab(qtbot, bridge, tmp_path):
     else:
         assert data.outcome.calls == []
         assert not detail.tabs.isTabVisible(TAB_CALLS)
+
+
+@pytest.mark.parametrize("width", [520, 1024, 1366])
+def test_the_columns_fit_the_width_with_the_result_in_view(qtbot, view, width):
+    view.resize(width, 640)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_calls(CALLS)
+    table = view.table
+    header = table.header()
+    qtbot.waitUntil(lambda: header.sectionSize(RESULT) >= RESULT_LEAST)
+    total = sum(header.sectionSize(column) for column in range(header.count()))
+    assert total <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()
+    if width >= 1024:  # room for every column's text: none is elided
+        for column in (METHOD, GATE, ANSWERED_BY):
+            assert header.sectionSize(column) >= table.sizeHintForColumn(column)
