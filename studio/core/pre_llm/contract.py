@@ -22,7 +22,6 @@ from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.host_calls import (
     AdfSettings,
     adf_settings_schema,
-    call_lines,
     host_options,
     parse_adf_settings,
 )
@@ -209,7 +208,6 @@ class PreLlmContract(Contract):
                 + (f", removed {_names(tools['removed'])}" if tools.get("removed") else "")
                 + (f", added {_names(tools['added'])}" if tools.get("added") else "")
             )
-        lines.extend(call_lines(outcome.calls))
         return lines
 
 

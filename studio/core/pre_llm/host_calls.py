@@ -1,6 +1,6 @@
 """The ``adf`` object of a TypeScript or JavaScript pre-LLM hook (spec/js-runtime.md §2): what the
 Node host needs to gate and answer its calls, read from the agent config, the sample's declared
-replies and the studio's authorization setting; and the calls as the text report lists them.
+replies and the studio's authorization setting.
 
 The host (``studio/engine/node/adf_calls.mjs``) applies the rules; this module only gathers their
 inputs and reports any that are malformed as findings at their exact paths.
@@ -8,14 +8,11 @@ inputs and reports any that are malformed as findings at their exact paths.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from studio.core.findings import Finding
 from studio.core.json.values import type_name
-from studio.core.run_outcome import HostCall
 from studio.core.source_ref import SourceRef
 
 DEFAULT_RESTRICTED_METHODS = ("attestation_issue",)
@@ -230,6 +227,7 @@ def adf_settings_schema() -> dict[str, Any]:
     return {
         "description": "the ADF host API of TypeScript and JavaScript pre-LLM hooks",
         "type": "object",
+        "default": None,
         "additionalProperties": False,
         "properties": {
             "authorized": {
@@ -266,32 +264,3 @@ def host_options(
         "python_sys_lambda": switches.get("sys_lambda") is True,
     }
     return options, tool_found + switch_found
-
-
-def call_lines(calls: Sequence[HostCall], *, shown: int = 50) -> list[str]:
-    """One line per ``adf`` call for the text report: method, gate, then reply or error code."""
-    if not calls:
-        return []
-    lines = [f"  calls: {len(calls)}"]
-    for call in calls[:shown]:
-        indent = "    " + "  " * call.depth
-        gate = "" if call.gate == "allowed" else f" [{call.gate}]"
-        if call.error is not None:
-            what = f"{call.error.code}: {_short(call.error.message)}"
-        else:
-            what = f"-> {_short(_shown(call.reply))}"
-            if call.answered_by:
-                what += f" (from {call.answered_by})"
-        lines.append(f"{indent}adf.{call.method}{gate} {what}")
-    if len(calls) > shown:
-        lines.append(f"    ... and {len(calls) - shown} more")
-    return lines
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _short(text: str, limit: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
