@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.core.records.store import RecordStore
 from studio.core.run_outcome import CallError, HostCall, RunOutcome
+from studio.core.run_report import describe_outcome
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail, load_detail
 from studio.ui.result_calls_view import (
@@ -32,6 +33,8 @@ from studio.ui.result_calls_view import (
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_style import accent
 from studio.ui.run_view import TAB_CALLS, TAB_DIFF, RunView
+from tests.support.runners import LiveRunner
+from tests.support.workspaces import make_workspace, write_json
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
 
@@ -375,3 +378,61 @@ def test_the_columns_fit_the_width_with_the_result_in_view(qtbot, view, width):
     if width >= 1024:  # room for every column's text: none is elided
         for column in (METHOD, GATE, ANSWERED_BY):
             assert header.sectionSize(column) >= table.sizeHintForColumn(column)
+
+
+# ---- a real run ---------------------------------------------------------------------------
+HOOK = """
+export async function main(input) {
+  await adf.fs_read({ path: "tickets/1.md" });
+  try { await adf.shell({ cmd: "ls" }); } catch (e) {}
+  await adf.sys_lambda({ source: "lib/helper.ts:enrich", args: { n: 2 } });
+  return input.request;
+}
+"""
+HELPER = """
+export async function enrich(args) {
+  console.log("enriching");
+  try { await adf.web_search({ q: "x" }); } catch (e) {}
+  return { n: args.n * 2 };
+}
+"""
+
+
+def test_a_real_runs_calls_in_the_tab_and_the_report(qtbot, run_view, tmp_path):
+    ws = make_workspace(tmp_path / "ws", sys_lambda=True)
+    agent = json.loads((ws.root / "agent.json").read_text())
+    agent["tools"] = [{"name": "fs_read", "enabled": True}, {"name": "web_search", "enabled": True}]
+    write_json(ws.root / "agent.json", agent)
+    sample = json.loads((ws.root / "samples" / "basic.json").read_text())
+    sample["adf"] = {"replies": {"fs_read": {"result": {"text": "printer on fire"}}}}
+    write_json(ws.root / "samples" / "basic.json", sample)
+    (ws.root / "lib" / "hook.ts").write_text(HOOK)
+    (ws.root / "lib" / "helper.ts").write_text(HELPER)
+    live = LiveRunner(ws)
+    try:
+        made = live.run(hook="lib/hook.ts:main")
+    finally:
+        live.close()
+    assert made.status == "ok", made.turn_error
+    run_view.show_outcome(made)
+    assert run_view.tabs.tabText(TAB_CALLS) == "Calls (4, 1 refused, 1 failed)"
+    model = run_view.calls.model
+    assert [row[METHOD] for row in texts(model)] == ["fs_read", "shell", "sys_lambda"]
+    assert [row[GATE] for row in texts(model)] == [
+        "✓ allowed",
+        "✗ refused by enabled_tools",
+        "✓ allowed",
+    ]
+    (nested,) = texts(model, model.index(2, 0))
+    assert nested[METHOD] == "web_search"
+    assert nested[RESULT].startswith("NO_REPLY: ")
+    run_view.calls.select(2)
+    assert run_view.calls.output.text.toPlainText() == "enriching\n"
+    report = describe_outcome(made).splitlines()
+    start = report.index("calls:")
+    assert [line.split(" · ")[:2] for line in report[start + 1 : start + 5]] == [
+        ["  1. fs_read", "allowed"],
+        ["  2. shell", "refused by enabled_tools"],
+        ["  3. sys_lambda", "allowed"],
+        ["    4. web_search", "allowed"],
+    ]
