@@ -63,17 +63,18 @@ def test_the_typescript_step_twin_decides_as_the_python_one(bundled):
 def test_the_typescript_chain_twins_run_the_chain_as_the_python_ones(bundled):
     root = bundled.runner.workspace.root
     settings = json.loads((root / "hookstudio.json").read_text())
-    py = bundled.run("chain-refund")
+    ts = bundled.run("chain-refund")
     names = {
-        "chain_hooks.py:policy_suffix": "chain_hooks.ts:policySuffix",
-        "chain_hooks.py:route_small_talk": "chain_hooks.ts:routeSmallTalk",
-        "chain_hooks.py:no_refund_promises": "chain_hooks.ts:noRefundPromises",
+        "chain_hooks.ts:policySuffix": "chain_hooks.py:policy_suffix",
+        "chain_hooks.ts:routeSmallTalk": "chain_hooks.py:route_small_talk",
+        "chain_hooks.ts:noRefundPromises": "chain_hooks.py:no_refund_promises",
     }
     text = json.dumps(settings)
     for old, new in names.items():
+        assert old in text
         text = text.replace(old, new)
     (root / "hookstudio.json").write_text(text)
-    ts = bundled.run("chain-refund")
+    py = bundled.run("chain-refund")
     assert ts.status == py.status == "ok", ts.turn_error
     assert {k: v for k, v in ts.result.items() if k != "timeline"} == {
         k: v for k, v in py.result.items() if k != "timeline"
