@@ -46,6 +46,7 @@ CALL_ROLE = Qt.ItemDataRole.UserRole + 1
 NESTING_METHOD = "sys_lambda"
 RESULT_CHARS = 200
 RESULT_LEAST = 120
+CLEARED_RESULT = "(cleared with the payload)"
 _COLUMN_BOUNDS = {  # least and most widths, in pixels
     NUMBER: (24, 60),
     METHOD: (110, 200),
@@ -149,7 +150,9 @@ class CallsModel(QAbstractItemModel):
         self._results: list[str] = []
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
-    def set_calls(self, calls: list[HostCall]) -> None:
+    def set_calls(self, calls: list[HostCall], *, payload_cleared: bool = False) -> None:
+        """``payload_cleared``: a stored run's calls without their arguments, replies,
+        messages and output; the result column then says so instead of showing nothing."""
         self.beginResetModel()
         self._calls = list(calls)
         self._parents = nest(self._calls)
@@ -159,7 +162,12 @@ class CallsModel(QAbstractItemModel):
             siblings = self._kids.setdefault(parent, [])
             self._rows.append(len(siblings))
             siblings.append(position)
-        self._results = [call_result(call, RESULT_CHARS) for call in self._calls]
+        self._results = [
+            (CLEARED_RESULT if call.error is None else call.error.code)
+            if payload_cleared
+            else call_result(call, RESULT_CHARS)
+            for call in self._calls
+        ]
         self.endResetModel()
 
     @property
@@ -404,6 +412,7 @@ class CallsView(QWidget):
         self.pages = QStackedWidget()
         self.pages.addWidget(self.empty)
         self.pages.addWidget(split)
+        self._cleared = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
@@ -413,9 +422,11 @@ class CallsView(QWidget):
     def calls(self) -> list[HostCall]:
         return self.model.calls
 
-    def show_calls(self, calls: list[HostCall]) -> None:
-        """Show ``calls``, the first refused or failed one selected (else the first)."""
-        self.model.set_calls(calls)
+    def show_calls(self, calls: list[HostCall], *, payload_cleared: bool = False) -> None:
+        """Show ``calls``, the first refused or failed one selected (else the first);
+        ``payload_cleared``: a stored run's calls, kept without what they carried."""
+        self._cleared = payload_cleared
+        self.model.set_calls(calls, payload_cleared=payload_cleared)
         self._show_detail(None)
         if not calls:
             self.pages.setCurrentWidget(self.empty)
@@ -466,6 +477,15 @@ class CallsView(QWidget):
                 + (f": {why}." if why else ".")
             )
         self.gate_note.setVisible(refused(call))
+        if self._cleared:
+            self.arguments.show_text("Arguments", CLEARED_RESULT)
+            if call.error is not None:
+                message = "(the message was cleared with the payload)"
+                self.reply.show_text("Error", f"{call.error.code}\n{message}")
+            else:
+                self.reply.show_text("Reply", CLEARED_RESULT)
+            self.output.hide()
+            return
         self.arguments.show_text("Arguments", pretty(call.args))
         if call.error is not None:
             self.reply.show_text("Error", pretty(call.error.model_dump(mode="json")))

@@ -252,7 +252,7 @@ class RunView(QWidget):
         self.tabs.setTabVisible(TAB_CALLS, False)
 
     def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
-        self.calls.show_calls(outcome.calls)
+        self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
         self.tabs.setTabText(TAB_CALLS, calls_title(outcome.calls))
         trouble = calls_trouble(outcome.calls)
         self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())

@@ -10,15 +10,16 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from studio.core.records.store import RecordStore
 from studio.core.run_outcome import CallError, HostCall, RunOutcome
 from studio.core.run_report import describe_outcome
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.record_detail import RecordDetail, load_detail
+from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
 from studio.ui.result_calls_view import (
     ANSWERED_BY,
+    CLEARED_RESULT,
     DURATION,
     EMPTY_TEXT,
     GATE,
@@ -345,22 +346,64 @@ def test_a_run_whose_calls_were_not_kept_does_not_claim_it_made_none(run_view):
     assert run_view.tabs.isTabVisible(TAB_CALLS)
 
 
-def test_a_stored_run_without_its_calls_hides_the_tab(qtbot, bridge, tmp_path):
+def _detail(qtbot, bridge, data) -> RecordDetail:
+    detail = RecordDetail(bridge)
+    qtbot.addWidget(detail)
+    detail.show_record(data)
+    return detail
+
+
+def test_a_stored_run_shows_its_calls_and_counts_them_in_the_header(qtbot, bridge, tmp_path):
+    made = RunOutcome(contract="pre_llm", status="not_applied", sample="s", calls=CALLS)
+    with RecordStore.open(tmp_path) as store:
+        store.add(made)
+        kept = load_detail(store, made.run_id)
+        store.clear_payloads([made.run_id])
+        cleared = load_detail(store, made.run_id)
+    assert kept is not None and cleared is not None
+    detail = _detail(qtbot, bridge, kept)
+    header = detail.findChild(QLabel, "recordHeader")
+    assert "5 adf calls (" in header.text() and "1 refused, 1 failed" in header.text()
+    assert detail.tabs.isTabVisible(TAB_CALLS)
+    assert detail.tabs.tabText(TAB_CALLS) == "Calls (5, 1 refused, 1 failed)"
+    assert detail.run.calls.calls == CALLS
+
+    detail.show_record(cleared)
+    assert "5 adf calls (" in header.text()
+    assert detail.tabs.tabText(TAB_CALLS) == "Calls (5, 1 refused, 1 failed)"
+    model = detail.run.calls.model
+    assert [row[RESULT] for row in texts(model)] == [CLEARED_RESULT, CLEARED_RESULT, "NO_REPLY"]
+    detail.run.calls.select(0)
+    assert detail.run.calls.arguments.text.toPlainText() == CLEARED_RESULT
+    detail.run.calls.select(4)
+    assert detail.run.calls.reply.text.toPlainText().startswith("NO_REPLY\n")
+
+
+def test_a_stored_run_without_calls_says_nothing_of_them_in_the_header(qtbot, bridge, tmp_path):
+    made = RunOutcome(contract="pre_llm", status="not_applied", sample="s")
+    with RecordStore.open(tmp_path) as store:
+        store.add(made)
+        data = load_detail(store, made.run_id)
+    assert data is not None
+    detail = _detail(qtbot, bridge, data)
+    assert "adf call" not in detail.findChild(QLabel, "recordHeader").text()
+    assert detail.tabs.isTabVisible(TAB_CALLS)
+    assert detail.run.calls.pages.currentWidget() is detail.run.calls.empty
+
+
+def test_a_record_that_keeps_no_calls_hides_the_tab(qtbot, bridge, tmp_path):
     made = RunOutcome(contract="pre_llm", status="not_applied", sample="s", calls=CALLS)
     with RecordStore.open(tmp_path) as store:
         store.add(made)
         data = load_detail(store, made.run_id)
     assert data is not None and data.outcome is not None
-    detail = RecordDetail(bridge)
-    qtbot.addWidget(detail)
-    detail.show_record(data)
-    qtbot.waitUntil(lambda: detail.run.diff_ready)
-    if "calls" in data.record.record:  # the store keeps the calls: they are shown
-        assert detail.tabs.isTabVisible(TAB_CALLS)
-        assert detail.run.calls.calls
-    else:
-        assert data.outcome.calls == []
-        assert not detail.tabs.isTabVisible(TAB_CALLS)
+    record = {k: v for k, v in data.record.record.items() if k != "calls"}
+    older = RecordDetailData(
+        data.record.model_copy(update={"record": record}),
+        data.outcome.model_copy(update={"calls": []}),
+    )
+    detail = _detail(qtbot, bridge, older)
+    assert not detail.tabs.isTabVisible(TAB_CALLS)
 
 
 @pytest.mark.parametrize("width", [520, 1024, 1366])
