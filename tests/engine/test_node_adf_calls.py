@@ -6,11 +6,14 @@ Python workers, through the real runner."""
 from __future__ import annotations
 
 import json
+import subprocess
 from typing import Any
 
 import pytest
 
 from studio.core.workspace.folder import Workspace
+from studio.engine.node_binary import find_node
+from studio.engine.node_runtime import HOST_SCRIPT
 from tests.support.runners import LiveRunner
 from tests.support.workspaces import REQUEST, write_json
 
@@ -427,6 +430,8 @@ def test_calls_made_before_the_hook_fails_are_reported(ws, runner: LiveRunner):
     assert outcome.status == "turn_error"
     assert "NOT_FOUND" not in outcome.turn_error.message
     assert 'Tool "shell" is not available' in outcome.turn_error.message
+    # The Error was made where the hook called: the report points at that line.
+    assert [(f.file, f.line) for f in outcome.turn_error.traceback] == [("lib/fails.ts", 3)]
     assert [(c.method, c.error.code if c.error else None) for c in outcome.calls] == [
         ("fs_read", None),
         ("shell", "NOT_FOUND"),
@@ -439,3 +444,57 @@ def test_a_malformed_tools_entry_is_a_config_error(ws, runner: LiveRunner):
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "config_invalid"
     assert outcome.turn_error.path == "/tools/0/enabled"
+
+
+# ---- the host's own check of declared tools ------------------------------------------------
+
+# The worker's enabled-tools check comes first, so a hook never reaches these; the host still
+# refuses on its own, as the reference's host does.
+HOST_GATE = """
+import { hostGate } from %s;
+const adf = JSON.parse(process.argv[1]);
+const out = [];
+for (const method of JSON.parse(process.argv[2])) {
+  try { hostGate(adf, method, {}); out.push([method, 'allowed']); }
+  catch (e) { out.push([method, e.code, e.gate]); }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def host_gate(adf: dict[str, Any], methods: list[str]) -> list[list[str]]:
+    module = json.dumps((HOST_SCRIPT.parent / "adf_calls.mjs").as_uri())
+    done = subprocess.run(
+        [
+            find_node().path,
+            "--input-type=module",
+            "-e",
+            HOST_GATE % module,
+            "--",
+            json.dumps(adf),
+            json.dumps(methods),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def test_the_host_refuses_undeclared_disabled_and_restricted_tools_by_itself():
+    adf = {
+        "tools": {
+            "off": {"enabled": False, "restricted": False},
+            "vault": {"enabled": False, "restricted": True},
+            "on": {"enabled": True, "restricted": False},
+        },
+        "authorized": False,
+    }
+    assert host_gate(adf, ["nowhere", "off", "vault", "on"]) == [
+        ["nowhere", "NOT_FOUND", "declared_tools"],
+        ["off", "DISABLED", "declared_tools"],
+        ["vault", "REQUIRES_AUTHORIZED_CODE", "authorization"],
+        ["on", "allowed"],
+    ]
+    assert host_gate({**adf, "authorized": True}, ["vault"]) == [["vault", "allowed"]]

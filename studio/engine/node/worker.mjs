@@ -87,12 +87,15 @@ const adf = new Proxy(
   {
     get(_target, name) {
       if (typeof name !== 'string' || name === 'then') return undefined;
-      return (...args) =>
-        new Promise((resolve, reject) => {
+      return (...args) => {
+        // Made here, in the hook's own frames, so that a failure points at the calling line.
+        const error = new ContextError();
+        return new Promise((resolve, reject) => {
           const seq = ++adfSeq;
-          pendingAdf.set(seq, { resolve, reject });
+          pendingAdf.set(seq, { resolve, reject, error });
           parentPort.postMessage({ type: 'adf', seq, method: name, args: adfArgs(args) });
         });
+      };
     },
   },
 );
@@ -102,7 +105,15 @@ function adfReplied(reply) {
   if (!waiting) return;
   pendingAdf.delete(reply.seq);
   if (reply.ok) return waiting.resolve(contextJson(reply.json));
-  waiting.reject(Object.assign(new ContextError(reply.message), { code: reply.code }));
+  const { error } = waiting;
+  // Defined, not assigned: the context's Error.prototype is frozen.
+  const own = (value) => ({ value, writable: true, configurable: true, enumerable: false });
+  Object.defineProperties(error, {
+    message: own(reply.message),
+    code: { ...own(reply.code), enumerable: true },
+    stack: own(`Error: ${reply.message}\n${String(error.stack).split('\n').slice(1).join('\n')}`),
+  });
+  waiting.reject(error);
 }
 
 const sandbox = {
