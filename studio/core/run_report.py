@@ -41,6 +41,8 @@ def gate_text(call: HostCall) -> str:
 
 def call_result(call: HostCall, limit: int = PREVIEW_CHARS) -> str:
     """What a call came to in one line: ``CODE: message`` when it failed, else its reply."""
+    if call.error is not None and not call.error.message:  # a stored call's, once cleared
+        return call.error.code[:limit]
     if call.error is not None:
         return " ".join(f"{call.error.code}: {call.error.message}".splitlines())[:limit]
     return value_preview(call.reply, limit)

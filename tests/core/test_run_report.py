@@ -100,3 +100,10 @@ def test_a_hook_calling_in_a_loop_gets_the_first_calls_and_a_count_of_the_rest()
     assert len(lines) == 1 + 200 + 1
     assert lines[200] == "  200. fs_read · allowed · 199"
     assert lines[-1] == "  … and 5 more (--json lists every call)"
+
+
+def test_an_error_without_its_message_is_its_code():
+    call = HostCall(
+        method="shell", gate="enabled_tools", error=CallError(code="NOT_FOUND", message="")
+    )
+    assert call_lines([call])[1] == "  1. shell · refused by enabled_tools · NOT_FOUND"
