@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
+    QPalette,
     QResizeEvent,
 )
 from PySide6.QtWidgets import (
@@ -148,12 +149,14 @@ class CallsModel(QAbstractItemModel):
         self._parents: list[int] = []
         self._rows: list[int] = []
         self._results: list[str] = []
+        self._cleared = False
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
     def set_calls(self, calls: list[HostCall], *, payload_cleared: bool = False) -> None:
         """``payload_cleared``: a stored run's calls without their arguments, replies,
         messages and output; the result column then says so instead of showing nothing."""
         self.beginResetModel()
+        self._cleared = payload_cleared
         self._calls = list(calls)
         self._parents = nest(self._calls)
         self._kids = {-1: []}
@@ -242,6 +245,8 @@ class CallsModel(QAbstractItemModel):
                 return accent("error" if refused(call) else "ok")
             if column == RESULT and call.error is not None:
                 return accent("error")
+            if column == RESULT and self._cleared:
+                return QPalette().color(QPalette.ColorRole.PlaceholderText)
             return None
         if role == Qt.ItemDataRole.FontRole:
             if column == RESULT:
