@@ -435,7 +435,17 @@ def _reply(
     reply.warnings = list(answer.get("warnings") or [])
     reply.extra = dict(answer.get("extra") or {})
     if api == "adf":
-        reply.extra["calls"] = host_calls(answer.get("calls"))
+        logged = answer.get("calls") or {}
+        reply.extra["calls"] = host_calls(logged.get("log"))
+        if logged.get("dropped"):
+            listed = len(reply.extra["calls"])
+            reply.warnings.append(
+                {
+                    "path": "",
+                    "message": f"the hook made {listed + int(logged['dropped'])} adf calls; "
+                    f"the first {listed} are listed, the rest were answered but not kept",
+                }
+            )
     if api == "adf" and (reply.stdout or reply.stderr):
         reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
     if answer.get("status") == "ok":

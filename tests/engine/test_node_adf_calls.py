@@ -498,3 +498,26 @@ def test_the_host_refuses_undeclared_disabled_and_restricted_tools_by_itself():
         ["on", "allowed"],
     ]
     assert host_gate({**adf, "authorized": True}, ["vault"]) == [["vault", "allowed"]]
+
+
+def test_a_hook_calling_in_a_loop_keeps_a_bounded_log(ws, runner: LiveRunner):
+    configure(ws, tools=[tool("fs_read")], replies={"fs_read": {"result": 1}})
+    write(
+        ws,
+        "loop.ts",
+        "export async function main(input) {\n"
+        "  let total = 0;\n"
+        "  for (let i = 0; i < 10005; i++) total += await adf.fs_read({i});\n"
+        "  return {...input.request, system: String(total)};\n"
+        "}\n",
+    )
+    outcome = runner.run(hook="lib/loop.ts")
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.result["system"] == "10005"
+    assert len(outcome.calls) == 10_000
+    assert outcome.calls[-1].args == {"i": 9999}
+    assert {
+        "path": "",
+        "message": "the hook made 10005 adf calls; the first 10000 are listed, "
+        "the rest were answered but not kept",
+    } in outcome.warnings

@@ -32,23 +32,28 @@ class CallFailure extends Error {
 
 // By the id of the outermost call: nested sys_lambda calls log into their root's run.
 const runs = new Map();
+// A hook may call in a loop until its timeout: past these the calls are still answered, only
+// counted, so that the log cannot outgrow the studio.
+const LOGGED_CALLS = 10_000;
+const LOGGED_BYTES = 16 << 20;
 
 function runOf(call) {
   const root = call.adf?.root ?? call.id;
   let run = runs.get(root);
   if (run === undefined) {
-    run = { log: [], used: new Map() };
+    run = { log: [], used: new Map(), bytes: 0, dropped: 0 };
     // A nested call whose root already ended keeps its log to itself and drops it.
     if (root === call.id) runs.set(root, run);
   }
   return run;
 }
 
-/** The calls a finished call made (its nested calls' too), in order; forgets them. */
+/** The calls a finished call made (its nested calls' too), in order, and how many more were
+ * made past the log's bounds; forgets them. */
 export function takeCalls(id) {
   const run = runs.get(id);
   runs.delete(id);
-  return run ? run.log : [];
+  return run ? { log: run.log, dropped: run.dropped } : { log: [], dropped: 0 };
 }
 
 // ---- the studio, for callees it runs ----------------------------------------------------------
@@ -323,7 +328,9 @@ export async function answerAdf(call, message) {
     depth: adf.depth ?? 0,
     duration_ms: 0,
   };
-  run.log.push(entry);
+  const logged = run.log.length < LOGGED_CALLS && run.bytes < LOGGED_BYTES;
+  if (logged) run.log.push(entry);
+  else run.dropped += 1;
   try {
     workerGate(adf, method);
     hostGate(adf, method, args);
@@ -343,5 +350,9 @@ export async function answerAdf(call, message) {
     return { type: 'adf_reply', seq, ok: false, code: String(code), message: text };
   } finally {
     entry.duration_ms = performance.now() - started;
+    if (logged) {
+      run.bytes += (JSON.stringify(entry.args)?.length ?? 0) + (JSON.stringify(entry.reply)?.length ?? 0);
+      run.bytes += entry.output.length + (entry.error?.message.length ?? 0);
+    }
   }
 }
