@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import (
     QAction,
     QFont,
@@ -346,10 +346,11 @@ class _Section(QWidget):
         self.text.setTabChangesFocus(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        if json_text:
-            self._highlighter = JsonHighlighter(
-                self.text.document(), json_theme(self.text.palette())
-            )
+        self.highlighter = (
+            JsonHighlighter(self.text.document(), json_theme(self.text.palette()))
+            if json_text
+            else None
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
@@ -358,6 +359,14 @@ class _Section(QWidget):
     def show_text(self, title: str, text: str) -> None:
         self.title.setText(title)
         self.text.setPlainText(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # A switch to a dark (or light) palette while the tab is open recolours the JSON.
+        kinds = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
+        if event.type() in kinds and getattr(self, "highlighter", None) is not None:
+            assert self.highlighter is not None
+            self.highlighter.set_theme(json_theme(self.palette()))
 
 
 class CallsView(QWidget):

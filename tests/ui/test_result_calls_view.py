@@ -16,6 +16,7 @@ from studio.core.records.store import RecordStore
 from studio.core.run_outcome import CallError, HostCall, RunOutcome
 from studio.core.run_report import describe_outcome
 from studio.ui.engine_bridge import EngineBridge
+from studio.ui.json_highlighter import KEY, json_theme
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
 from studio.ui.result_calls_view import (
     ANSWERED_BY,
@@ -479,3 +480,26 @@ def test_a_real_runs_calls_in_the_tab_and_the_report(qtbot, run_view, tmp_path):
         ["  3. sys_lambda", "allowed"],
         ["    4. web_search", "allowed"],
     ]
+
+
+def test_a_palette_switch_recolours_the_json(view, qapp):
+    view.show_calls(CALLS[:1])  # the arguments: {"path": ...}, a key on the second line
+
+    def key_colour() -> QColor:
+        block = view.arguments.text.document().findBlockByNumber(1)
+        ranges = block.layout().formats()
+        return QColor(ranges[0].format.foreground().color())
+
+    light = key_colour()
+    before = QApplication.palette()
+    dark = QPalette(before)
+    dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
+    dark.setColor(QPalette.ColorRole.Text, QColor(220, 220, 220))
+    QApplication.setPalette(dark)
+    try:
+        QApplication.processEvents()
+        expected = json_theme(view.arguments.text.palette()).formats[KEY].foreground().color()
+        assert key_colour() == expected
+        assert key_colour() != light
+    finally:
+        QApplication.setPalette(before)
