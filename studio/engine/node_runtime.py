@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from studio.core.contract import HookCall, HookReply, RunStopped
 from studio.core.json.js_values import js_value_hook
-from studio.core.run_outcome import CallError, HostCall
+from studio.core.pre_llm.host_calls import calls_from_log
 from studio.core.source_ref import (
     SourceOutsideWorkspace,
     SourceRef,
@@ -436,7 +436,7 @@ def _reply(
     reply.extra = dict(answer.get("extra") or {})
     if api == "adf":
         logged = answer.get("calls") or {}
-        reply.extra["calls"] = host_calls(logged.get("log"))
+        reply.extra["calls"] = calls_from_log(logged.get("log"))
         if logged.get("dropped"):
             listed = len(reply.extra["calls"])
             reply.warnings.append(
@@ -503,29 +503,6 @@ def _error(
         stderr_tail=reply.stderr[-STDERR_TAIL_CHARS:],
         details={k: v for k, v in details.items() if v is not None and v != ""},
     )
-
-
-def host_calls(logged: Any) -> list[HostCall]:
-    """The host's log of a call's ``adf.*`` calls as :class:`HostCall` records."""
-    calls: list[HostCall] = []
-    for entry in logged if isinstance(logged, list) else []:
-        error = entry.get("error")
-        calls.append(
-            HostCall(
-                method=str(entry.get("method", "")),
-                args=entry.get("args"),
-                gate=str(entry.get("gate") or "allowed"),
-                answered_by=entry.get("answered_by"),
-                reply=entry.get("reply"),
-                error=CallError(code=str(error["code"]), message=str(error["message"]))
-                if isinstance(error, dict)
-                else None,
-                output=str(entry.get("output") or ""),
-                depth=int(entry.get("depth") or 0),
-                duration_ms=float(entry.get("duration_ms") or 0.0),
-            )
-        )
-    return calls
 
 
 def _no_constant(name: str) -> Any:

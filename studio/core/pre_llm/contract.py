@@ -22,13 +22,14 @@ from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.host_calls import (
     AdfSettings,
     adf_settings_schema,
+    calls_from_log,
     host_options,
     parse_adf_settings,
 )
 from studio.core.pre_llm.outline import pre_llm_outline
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
 from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
-from studio.core.run_outcome import HostCall, RunOutcome
+from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import HookRef, TurnError, turn_error
 from studio.core.workspace.folder import AGENT_FILE, WorkspaceFileError
@@ -158,7 +159,7 @@ class PreLlmContract(Contract):
             )
         )
         output = reply.output_fields(hook)
-        calls: list[HostCall] = list(reply.extra.get("calls") or [])
+        calls = calls_from_log(reply.extra.get("calls"))
         error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop)
         if error is not None:
             return RunOutcome(

@@ -13,6 +13,7 @@ from typing import Any
 
 from studio.core.findings import Finding
 from studio.core.json.values import type_name
+from studio.core.run_outcome import CallError, HostCall
 from studio.core.source_ref import SourceRef
 
 DEFAULT_RESTRICTED_METHODS = ("attestation_issue",)
@@ -264,3 +265,32 @@ def host_options(
         "python_sys_lambda": switches.get("sys_lambda") is True,
     }
     return options, tool_found + switch_found
+
+
+def calls_from_log(logged: Any) -> list[HostCall]:
+    """A runtime's log of a hook's ``adf.*`` calls (the Node host's, or a Python worker's
+    ``sys_lambda`` calls) as :class:`HostCall` records; an entry that is not one is skipped."""
+    calls: list[HostCall] = []
+    for entry in logged if isinstance(logged, list) else []:
+        if isinstance(entry, HostCall):
+            calls.append(entry)
+            continue
+        if not isinstance(entry, dict):
+            continue
+        error = entry.get("error")
+        calls.append(
+            HostCall(
+                method=str(entry.get("method", "")),
+                args=entry.get("args"),
+                gate=str(entry.get("gate") or "allowed"),
+                answered_by=entry.get("answered_by"),
+                reply=entry.get("reply"),
+                error=CallError(code=str(error.get("code")), message=str(error.get("message")))
+                if isinstance(error, dict)
+                else None,
+                output=str(entry.get("output") or ""),
+                depth=int(entry.get("depth") or 0),
+                duration_ms=float(entry.get("duration_ms") or 0.0),
+            )
+        )
+    return calls

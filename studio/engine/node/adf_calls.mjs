@@ -188,16 +188,17 @@ function checkConversation(args) {
 
 function sameJson(a, b) {
   if (a === b) return true;
-  if (Array.isArray(a) !== Array.isArray(b) || !isObject(a) && !Array.isArray(a) || typeof b !== 'object' || b === null) {
-    return false;
-  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
 }
 
+const pointerPart = (name) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
 function fromSample(adf, run, method, args) {
-  const declared = adf.replies?.[method];
+  const declared = Object.hasOwn(adf.replies ?? {}, method) ? adf.replies[method] : undefined;
   const fits = (reply) => !Object.hasOwn(reply, 'args') || sameJson(reply.args, args);
   let reply;
   let where;
@@ -208,11 +209,11 @@ function fromSample(adf, run, method, args) {
     if (index >= 0) {
       used.add(index);
       reply = declared[index];
-      where = `sample /adf/replies/${method}/${index}`;
+      where = `sample /adf/replies/${pointerPart(method)}/${index}`;
     }
   } else if (isObject(declared) && fits(declared)) {
     reply = declared;
-    where = `sample /adf/replies/${method}`;
+    where = `sample /adf/replies/${pointerPart(method)}`;
   }
   if (reply === undefined) {
     const why =
