@@ -56,6 +56,9 @@ _COLUMN_BOUNDS = {  # least and most widths, in pixels
     DURATION: (50, 90),
 }
 TOOLTIP_CHARS = 2000
+EXPANDED_CALLS = 2000
+"""Up to this many calls, every sys_lambda shows its calls at once; past it, opening them all
+would hold the window for seconds, so they open one by one."""
 
 EMPTY_TEXT = (
     "This run made no adf calls.\n\n"
@@ -148,7 +151,7 @@ class CallsModel(QAbstractItemModel):
         self._kids: dict[int, list[int]] = {-1: []}
         self._parents: list[int] = []
         self._rows: list[int] = []
-        self._results: list[str] = []
+        self._results: dict[int, str] = {}
         self._cleared = False
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
@@ -165,13 +168,21 @@ class CallsModel(QAbstractItemModel):
             siblings = self._kids.setdefault(parent, [])
             self._rows.append(len(siblings))
             siblings.append(position)
-        self._results = [
-            (CLEARED_RESULT if call.error is None else call.error.code)
-            if payload_cleared
-            else call_result(call, RESULT_CHARS)
-            for call in self._calls
-        ]
+        self._results = {}
         self.endResetModel()
+
+    def _result(self, position: int) -> str:
+        """The result column's text, made when the row is first shown: a hook that calls in
+        a loop has more rows than anyone scrolls to."""
+        text = self._results.get(position)
+        if text is None:
+            call = self._calls[position]
+            if self._cleared:
+                text = CLEARED_RESULT if call.error is None else call.error.code
+            else:
+                text = call_result(call, RESULT_CHARS)
+            self._results[position] = text
+        return text
 
     @property
     def calls(self) -> list[HostCall]:
@@ -272,7 +283,7 @@ class CallsModel(QAbstractItemModel):
         if column == ANSWERED_BY:
             return call.answered_by or "—"
         if column == RESULT:
-            return self._results[position]
+            return self._result(position)
         return duration_words(call.duration_ms)
 
     def _tip(self, position: int, call: HostCall, column: int) -> str | None:
@@ -446,7 +457,8 @@ class CallsView(QWidget):
             self.pages.setCurrentWidget(self.empty)
             return
         self.pages.setCurrentIndex(1)
-        self.table.expandAll()
+        if len(calls) <= EXPANDED_CALLS:
+            self.table.expandAll()
         self.table.fit_columns()
         first = next((n for n, call in enumerate(calls) if calls_trouble([call])), 0)
         self.select(first)

@@ -23,6 +23,7 @@ from studio.ui.result_calls_view import (
     CLEARED_RESULT,
     DURATION,
     EMPTY_TEXT,
+    EXPANDED_CALLS,
     GATE,
     METHOD,
     NUMBER,
@@ -503,3 +504,18 @@ def test_a_palette_switch_recolours_the_json(view, qapp):
         assert key_colour() != light
     finally:
         QApplication.setPalette(before)
+
+
+def test_a_hook_calling_in_a_loop_gets_every_call_with_the_nested_ones_closed(view):
+    calls = [
+        HostCall(method="sys_lambda") if n % 10 == 0 else HostCall(method="fs_read", depth=1)
+        for n in range(EXPANDED_CALLS + 10)
+    ]
+    view.show_calls(calls)
+    model = view.model
+    assert model.rowCount() == len(calls) // 10
+    assert model.rowCount(model.index(0, 0)) == 9
+    assert not view.table.isExpanded(model.index(0, 0))
+    view.select(13)
+    assert view.current_call() is calls[13]
+    assert view.table.isExpanded(model.index(1, 0))
