@@ -5,6 +5,7 @@ Python workers, through the real runner."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 from typing import Any
@@ -521,3 +522,33 @@ def test_a_hook_calling_in_a_loop_keeps_a_bounded_log(ws, runner: LiveRunner):
         "message": "the hook made 10005 adf calls; the first 10000 are listed, "
         "the rest were answered but not kept",
     } in outcome.warnings
+
+
+def test_nested_calls_started_together_run_one_after_another(ws, runner: LiveRunner):
+    configure(ws)
+    write(
+        ws,
+        "counter.ts",
+        "export async function main(args) {\n"
+        "  const start = Date.now();\n"
+        "  await new Promise((r) => setTimeout(r, 20));\n"
+        "  return {i: args.i, start, end: Date.now()};\n"
+        "}\n",
+    )
+    write(
+        ws,
+        "fan.ts",
+        "export async function main(input) {\n"
+        "  const calls = [];\n"
+        "  for (let i = 0; i < 5; i++) {\n"
+        "    calls.push(adf.sys_lambda({source: 'lib/counter.ts', args: {i}}));\n"
+        "  }\n"
+        "  return {...input.request, system: JSON.stringify(await Promise.all(calls))};\n"
+        "}\n",
+    )
+    outcome = runner.run(hook="lib/fan.ts")
+    assert outcome.status == "ok", outcome.turn_error
+    ran = json.loads(outcome.result["system"])
+    assert [r["i"] for r in ran] == [0, 1, 2, 3, 4]
+    # Each callee started after the one before it had ended.
+    assert all(later["start"] >= earlier["end"] for earlier, later in itertools.pairwise(ran))

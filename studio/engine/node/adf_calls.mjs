@@ -245,6 +245,22 @@ function fromSample(adf, run, method, args) {
 
 // ---- sys_lambda -----------------------------------------------------------------------------
 
+// One caller's nested calls run one after another: a hook that starts a thousand at once gets
+// them answered in turn instead of a thousand Workers. Callees have lanes of their own, so a
+// nested call that calls again never waits on its caller.
+const lanes = new Map();
+
+function inLane(id, task) {
+  const previous = lanes.get(id) ?? Promise.resolve();
+  const done = previous.then(task);
+  const tail = done.catch(() => {});
+  lanes.set(id, tail);
+  tail.then(() => {
+    if (lanes.get(id) === tail) lanes.delete(id);
+  });
+  return done;
+}
+
 function sourcePath(source) {
   // path[:fn], where the function name is an identifier after the last colon.
   const m = /^(.*?)(?::([A-Za-z_$][\w$]*))?$/.exec(source.trim());
@@ -288,7 +304,9 @@ async function sysLambda(call, args) {
   } catch (err) {
     throw new CallFailure('INVALID_INPUT', `sys_lambda: args are not JSON: ${err?.message ?? err}`, 'input');
   }
-  const { header, body } = await askStudio(call, { op: 'sys_lambda', path: target.path, fn: target.fn, adf: child }, argsText);
+  const { header, body } = await inLane(call.id, () =>
+    askStudio(call, { op: 'sys_lambda', path: target.path, fn: target.fn, adf: child }, argsText),
+  );
   if (!header.ok) {
     throw Object.assign(new CallFailure('FN_ERROR', `sys_lambda ${key}: ${header.message}`), {
       answeredBy: key,
