@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -254,10 +254,20 @@ class RunView(QWidget):
     def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
         self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
         self.tabs.setTabText(TAB_CALLS, calls_title(outcome.calls))
-        trouble = calls_trouble(outcome.calls)
-        self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())
+        self._colour_calls_tab()
         shown = bool(outcome.calls) or (kept and outcome.contract in CALLING_CONTRACTS)
         self.tabs.setTabVisible(TAB_CALLS, shown)
+
+    def _colour_calls_tab(self) -> None:
+        trouble = self.outcome is not None and calls_trouble(self.outcome.calls)
+        self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The error colour is made for the palette's base: a light/dark switch remakes it.
+        kinds = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
+        if event.type() in kinds and hasattr(self, "tabs"):
+            self._colour_calls_tab()
 
     def _set_warnings(self, outcome: RunOutcome) -> None:
         lines = []

@@ -519,3 +519,18 @@ def test_a_hook_calling_in_a_loop_gets_every_call_with_the_nested_ones_closed(vi
     view.select(13)
     assert view.current_call() is calls[13]
     assert view.table.isExpanded(model.index(1, 0))
+
+
+def test_the_tab_colour_follows_a_palette_switch(run_view, qapp):
+    run_view.show_outcome(outcome(CALLS))
+    light = run_view.tabs.tabBar().tabTextColor(TAB_CALLS)
+    before = QApplication.palette()
+    dark = QPalette(before)
+    dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
+    QApplication.setPalette(dark)
+    try:
+        QApplication.processEvents()
+        assert run_view.tabs.tabBar().tabTextColor(TAB_CALLS) == accent("error")
+        assert run_view.tabs.tabBar().tabTextColor(TAB_CALLS) != light
+    finally:
+        QApplication.setPalette(before)
