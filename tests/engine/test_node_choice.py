@@ -73,7 +73,7 @@ def test_the_environment_beats_the_settings_which_beat_the_bundled_node(tmp_path
     env_node = str(tmp_path / "env-node")
     both = node_choice({NODE_VARIABLE: env_node}, chosen)
     assert (both.path, both.origin) == (env_node, "environment")
-    assert "overrides the settings" in both.why
+    assert both.named == f"{NODE_VARIABLE}={env_node}"
     setting = node_choice({}, chosen)
     assert (setting.path, setting.origin) == (chosen, "settings")
     bundled = node_choice({}, "")
