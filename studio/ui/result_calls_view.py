@@ -42,8 +42,6 @@ Index = QModelIndex | QPersistentModelIndex
 
 NUMBER, METHOD, GATE, ANSWERED_BY, RESULT, DURATION = range(6)
 HEADERS = ("#", "Method", "Gate", "Answered by", "Result", "Duration")
-CALL_ROLE = Qt.ItemDataRole.UserRole + 1
-"""The call's position in the run's list of calls."""
 NESTING_METHOD = "sys_lambda"
 RESULT_CHARS = 200
 RESULT_LEAST = 120
@@ -269,8 +267,6 @@ class CallsModel(QAbstractItemModel):
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (NUMBER, DURATION):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == CALL_ROLE:
-            return position
         return None
 
     def _text(self, position: int, call: HostCall, column: int) -> str:
@@ -291,9 +287,7 @@ class CallsModel(QAbstractItemModel):
             why = rule_text(call.gate)
             return f"Refused by {call.gate}" + (f": {why}" if why else "")
         if column == RESULT:
-            if call.error is not None:
-                return f"{call.error.code}: {call.error.message}"[:TOOLTIP_CHARS]
-            return call_result(call, TOOLTIP_CHARS)
+            return self._result(position) if self._cleared else call_result(call, TOOLTIP_CHARS)
         if column == ANSWERED_BY and call.answered_by:
             return call.answered_by
         if column == METHOD and call.depth:
