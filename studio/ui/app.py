@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QStandardPaths
-from PySide6.QtWidgets import QApplication
 
 from studio.core.app_settings import load_settings
 from studio.engine.node_binary import use_node_setting
@@ -39,6 +38,7 @@ def choose_workspace(requested: str | None, last: str | None) -> Path:
 
 def run_studio(workspace: str | None = None) -> int:
     import qasync
+    from PySide6.QtWidgets import QApplication
 
     from studio.ui.main_window import MainWindow
 
