@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from studio.core.chain.config import STUDIO_DEFAULT_EXPORT
+from studio.core.chain.studio_rules import find_studio_rule
 from studio.core.step.sample import parse_step_sample
 from studio.core.workspace.folder import Workspace
 from tests.support.runners import LiveRunner
@@ -158,6 +160,8 @@ def test_a_chain_module_without_a_name_calls_its_default_export_and_python_keeps
         bundled, "suffix.py", "def main(ctx):\n    return {'systemPromptSuffix': 'py'}\n"
     )
     assert chain_of(bundled, python).status == "ok"
+    rule = find_studio_rule(STUDIO_DEFAULT_EXPORT)
+    assert rule is not None and "default export" in rule.text
 
 
 def test_a_chain_module_without_a_default_export_is_an_error_listing_its_exports(bundled):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
+from studio.core.chain.shapes import StudioRule
 from studio.core.findings import (
     Finding,
     PathPart,
@@ -40,8 +41,19 @@ CONFIG_KEYS: Final = ("pre", "post", "default_post_validators")
 ENTRY_KEYS: Final = ("source", "timeout_ms")
 RULE_CHAIN_CONFIG: Final = "pleach.chain-config"
 STUDIO_DEFAULT_VALIDATORS: Final = "pleach.studio.default-validators"
+STUDIO_DEFAULT_EXPORT: Final = "pleach.studio.default-export"
 MODULE_DEFAULT_EXPORT: Final = "default"
 MODULE_EXTENSIONS: Final = (".ts", ".mts", ".js", ".mjs")
+
+CONFIG_STUDIO_RULES: Final[tuple[StudioRule, ...]] = (
+    StudioRule(
+        STUDIO_DEFAULT_EXPORT,
+        "spec §3",
+        "A chain hook source without a function name calls the module's default export "
+        "(export default) in a TypeScript or JavaScript file, and main in a Python file: Pleach "
+        "registers hooks as values, so no export name is conventional.",
+    ),
+)
 
 
 class ChainHookRef(BaseModel):
