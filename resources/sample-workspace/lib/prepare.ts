@@ -1,5 +1,5 @@
 // Step preparation: escalate to the review model when the support state says so.
-// The TypeScript twin of prepare.py; run it with --hook lib/prepare.ts.
+// The TypeScript twin of prepare.py, and the step hook that hookstudio.json runs.
 
 import { workingState } from '@use-crux/core';
 
