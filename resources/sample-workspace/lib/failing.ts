@@ -5,7 +5,7 @@
 //   hook-studio run resources/sample-workspace --sample support-ticket \
 //       --hook lib/failing.ts:typoKey
 //
-// The README next to this folder lists each hook with its sample and the turn error kind it ends in.
+// The README next to this folder lists each hook, its sample and the turn error kind it ends in.
 //
 // The pre-LLM hooks follow ADF's rules: ADF runs the file as a script body and calls the named
 // top-level function. The step and chain hooks are module exports, as Crux and Pleach call them

@@ -14,7 +14,8 @@ interface SupportControl {
 }
 
 export async function prepareStep(ctx: StepContext) {
-  const control = ((await ctx.resources.read(workingState('support-control'))) ?? {}) as SupportControl;
+  const stored = await ctx.resources.read(workingState('support-control'));
+  const control = (stored ?? {}) as SupportControl;
   if (control.escalated || ctx.reason === 'validation-retry') {
     return {
       model: 'review-model',
