@@ -57,9 +57,9 @@ class HostLost(RuntimeError):
     """The Node host process ended, or its frames could not be read."""
 
 
-# The studio's answer to a question the host asks mid-call (a nested ``sys_lambda``): the
+# The studio's answer to a question a host asks mid-call (a nested ``sys_lambda``): the
 # answer frame's header fields and body.
-Asker = Callable[[dict[str, Any], bytes], Awaitable[tuple[dict[str, Any], bytes]]]
+Asker = Callable[["NodeHost", dict[str, Any], bytes], Awaitable[tuple[dict[str, Any], bytes]]]
 
 
 class NodeHost:
@@ -149,7 +149,7 @@ class NodeHost:
             try:
                 if self._asked is None:
                     raise RuntimeError("this host takes no questions")
-                fields, data = await self._asked(header, body)
+                fields, data = await self._asked(self, header, body)
             except Exception as exc:  # the host waits for an answer whatever went wrong
                 fields, data = {"ok": False, "message": f"the studio failed: {exc}"}, b""
             with contextlib.suppress(HostLost, OSError, ConnectionError):
@@ -183,9 +183,13 @@ class NodeHost:
             process.stdin.write(body)
 
     async def call(
-        self, header: dict[str, Any], body: bytes, *, wait_s: float
+        self, header: dict[str, Any], body: bytes, *, wait_s: float, start: bool = True
     ) -> tuple[dict[str, Any], bytes]:
+        """One call on this host; ``start`` starts the host when it is not running, else
+        a host that ended is :class:`HostLost`."""
         if not self.running:
+            if not start:
+                raise HostLost("the Node host process has ended")
             await self.start()
         call_id = f"c{next(self._ids)}"
         future: asyncio.Future[tuple[dict[str, Any], bytes]] = (
@@ -215,8 +219,11 @@ class NodeHost:
             self._pending.pop(call_id, None)
 
     async def _stop(self) -> None:
-        for task in list(self._questions):
+        # A question still being answered would start calls on this host: end those first.
+        questions = [t for t in self._questions if t is not asyncio.current_task()]
+        for task in questions:
             task.cancel()
+        await asyncio.gather(*questions, return_exceptions=True)
         process, reader = self._process, self._reader
         self._process, self._reader = None, None
         if process is None:
@@ -295,6 +302,13 @@ class NodeRuntime(HookRuntime):
         return self._host.pid if self._host.running else None
 
     async def call(self, call: HookCall, ref: SourceRef, limits: WorkerLimits) -> HookReply:
+        return await self._call_on(None, call, ref, limits)
+
+    async def _call_on(
+        self, asking: NodeHost | None, call: HookCall, ref: SourceRef, limits: WorkerLimits
+    ) -> HookReply:
+        """Run ``call`` on the current host, or for a nested call on the host that asked for it
+        (its caller's log is there), never starting that one again once it has ended."""
         hook = call.hook
         try:
             source = (self.root / ref.path).read_text(encoding="utf-8")
@@ -331,9 +345,12 @@ class NodeRuntime(HookRuntime):
         started = time.perf_counter()
         host = self._host
         try:
-            host = self._current_host()
+            host = asking or self._current_host()
             answer, body = await host.call(
-                header, data, wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S
+                header,
+                data,
+                wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S,
+                start=asking is None,
             )
         except NodeUnavailable as exc:
             raise RunStopped(turn_error("engine_failed", str(exc), hook=hook)) from None
@@ -361,7 +378,7 @@ class NodeRuntime(HookRuntime):
         return reply
 
     async def _sys_lambda(
-        self, header: dict[str, Any], body: bytes
+        self, asking: NodeHost, header: dict[str, Any], body: bytes
     ) -> tuple[dict[str, Any], bytes]:
         """Run the callee of a hook's ``adf.sys_lambda``: a TypeScript or JavaScript function in
         a fresh sandboxed call on this host, a Python one in a worker of the Python runtime."""
@@ -398,7 +415,10 @@ class NodeRuntime(HookRuntime):
             options=options,
         )
         try:
-            reply = await runtime.call(call, SourceRef(path, fn), limits)
+            if runtime is self:
+                reply = await self._call_on(asking, call, SourceRef(path, fn), limits)
+            else:
+                reply = await runtime.call(call, SourceRef(path, fn), limits)
         except RunStopped as exc:
             return {"ok": False, "message": exc.error.message}, b""
         output = reply.stdout + reply.stderr

@@ -552,3 +552,49 @@ def test_nested_calls_started_together_run_one_after_another(ws, runner: LiveRun
     assert [r["i"] for r in ran] == [0, 1, 2, 3, 4]
     # Each callee started after the one before it had ended.
     assert all(later["start"] >= earlier["end"] for earlier, later in itertools.pairwise(ran))
+
+
+def deep_chain(ws: Workspace, length: int) -> None:
+    """lib/deep.ts: f0 calls f1 calls f2 ... each a different function, so none is circular;
+    lib/start.ts:main calls f0 and returns what came back as its system prompt."""
+    functions = "".join(
+        f"export async function f{i}() {{\n"
+        f"  const next = {{source: 'lib/deep.ts:f{i + 1}', args: {{}}}};\n"
+        "  try { return await adf.sys_lambda(next); }\n"
+        f"  catch (e) {{ return {{code: e.code, at: {i}}}; }}\n"
+        "}\n"
+        for i in range(length)
+    )
+    write(ws, "deep.ts", functions)
+    write(
+        ws,
+        "start.ts",
+        "export async function main(input) {\n"
+        "  const got = await adf.sys_lambda({source: 'lib/deep.ts:f0', args: {}});\n"
+        "  return {...input.request, system: JSON.stringify(got)};\n"
+        "}\n",
+    )
+
+
+def test_a_chain_of_nested_calls_stops_at_the_studios_depth_limit(ws, runner: LiveRunner):
+    configure(ws)
+    agent = json.loads((ws.root / "agent.json").read_text())
+    agent["pre_llm_hook"]["timeout_ms"] = 30_000
+    write_json(ws.root / "agent.json", agent)
+    deep_chain(ws, 40)
+    outcome = runner.run(hook="lib/start.ts")
+    assert outcome.status == "ok", outcome.turn_error
+    assert json.loads(outcome.result["system"]) == {"code": "DEPTH_LIMIT", "at": 31}
+    assert max(c.depth for c in outcome.calls) == 32
+    assert outcome.calls[-1].gate == "depth"
+
+
+def test_a_hook_that_times_out_during_nested_calls_leaves_nothing_running(ws, runner: LiveRunner):
+    configure(ws)
+    # Nested calls keep asking the studio when the hook's 1000 ms run out and the runner closes.
+    deep_chain(ws, 32)
+    outcome = runner.run(hook="lib/start.ts")
+    assert outcome.status == "turn_error"
+    assert outcome.turn_error.kind == "timeout"
+    assert outcome.calls[0].method == "sys_lambda"
+    # The fixture checks that no process outlives the runner.

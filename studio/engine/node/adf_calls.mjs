@@ -249,6 +249,8 @@ function fromSample(adf, run, method, args) {
 // them answered in turn instead of a thousand Workers. Callees have lanes of their own, so a
 // nested call that calls again never waits on its caller.
 const lanes = new Map();
+// Every level of a chain of nested calls holds a Worker while it waits.
+const NESTED_DEPTH = 32;
 
 function inLane(id, task) {
   const previous = lanes.get(id) ?? Promise.resolve();
@@ -288,6 +290,15 @@ async function sysLambda(call, args) {
       'CIRCULAR_CALL',
       `sys_lambda: circular call ${[...chain, key].join(' -> ')}`,
       'circular',
+    );
+  }
+  if ((adf.depth ?? 0) + 1 > NESTED_DEPTH) {
+    throw new CallFailure(
+      'DEPTH_LIMIT',
+      `sys_lambda: ${key} would be the ${NESTED_DEPTH + 1}th nested call in a row; the studio ` +
+        `stops at ${NESTED_DEPTH} so that a chain of functions cannot hold a Worker each without ` +
+        'end (studio only: ADF has no such limit)',
+      'depth',
     );
   }
   const child = {
