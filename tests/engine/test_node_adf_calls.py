@@ -597,4 +597,8 @@ def test_a_hook_that_times_out_during_nested_calls_leaves_nothing_running(ws, ru
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "timeout"
     assert outcome.calls[0].method == "sys_lambda"
+    # The hook ended with its call still out: the call says so.
+    assert outcome.calls[0].error is not None
+    assert outcome.calls[0].error.code == "UNANSWERED"
+    assert outcome.calls[0].duration_ms >= 900
     # The fixture checks that no process outlives the runner.

@@ -53,8 +53,23 @@ function runOf(call) {
 export function takeCalls(id) {
   const run = runs.get(id);
   runs.delete(id);
-  return run ? { log: run.log, dropped: run.dropped } : { log: [], dropped: 0 };
+  if (!run) return { log: [], dropped: 0 };
+  const now = performance.now();
+  for (const entry of run.log) {
+    const started = unanswered.get(entry);
+    if (started === undefined) continue;
+    entry.duration_ms = now - started;
+    entry.error = {
+      code: 'UNANSWERED',
+      message: 'the hook ended before this call was answered (studio only: the code is the ' +
+        "studio's, ADF reports nothing for it)",
+    };
+  }
+  return { log: run.log, dropped: run.dropped };
 }
+
+// Entries still waiting for their answer, with when they began.
+const unanswered = new WeakMap();
 
 // ---- the studio, for callees it runs ----------------------------------------------------------
 
@@ -361,6 +376,7 @@ export async function answerAdf(call, message) {
   const logged = run.log.length < LOGGED_CALLS && run.bytes < LOGGED_BYTES;
   if (logged) run.log.push(entry);
   else run.dropped += 1;
+  unanswered.set(entry, started);
   try {
     workerGate(adf, method);
     hostGate(adf, method, args);
@@ -379,6 +395,7 @@ export async function answerAdf(call, message) {
     entry.error = { code: String(code), message: text };
     return { type: 'adf_reply', seq, ok: false, code: String(code), message: text };
   } finally {
+    unanswered.delete(entry);
     entry.duration_ms = performance.now() - started;
     if (logged) {
       run.bytes += (JSON.stringify(entry.args)?.length ?? 0) + (JSON.stringify(entry.reply)?.length ?? 0);
