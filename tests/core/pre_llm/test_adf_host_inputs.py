@@ -14,6 +14,7 @@ from studio.core.pre_llm.host_calls import (
     parse_adf_settings,
     tool_gates,
 )
+from studio.core.pre_llm.outline import pre_llm_outline
 from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
 from studio.core.pre_llm.schemas import schemas
 from studio.core.source_ref import SourceRef
@@ -177,3 +178,16 @@ def test_a_malformed_authorized_setting_names_its_path(tmp_path, value, expected
         Workspace.open(tmp_path).settings()
     assert [f.pointer for f in caught.value.findings] == expected
     assert isinstance(parse_adf_settings(value), list)
+
+
+def test_the_outline_shows_the_declared_replies():
+    rows = pre_llm_outline(sample({"replies": GOOD_REPLIES}))
+    (row,) = [r for r in rows if r.pointer == "/adf/replies"]
+    assert row.label == "ADF replies"
+    assert row.detail == "fs_read, model_invoke"
+    assert row.children is not None
+    assert [c.pointer for c in row.children()] == [
+        "/adf/replies/fs_read",
+        "/adf/replies/model_invoke",
+    ]
+    assert not [r for r in pre_llm_outline({"request": REQUEST}) if r.pointer == "/adf/replies"]
