@@ -34,23 +34,24 @@ TWINS = {
 }
 PYTHON_OF = {ts: py for py, ts in TWINS.items()}
 
-# Each Python hook given with `--hook`, on its sample. The chain hooks run as the chain of
+# Each Python hook given with `--hook`, on its sample, and how the run ends (`ok`, or the kind of
+# turn error the sample workspace's README lists). The chain hooks run as the chain of
 # hookstudio.json (a post hook cannot be given with --hook), in test_the_chain_twins_run_alike.
 RUNS = [
-    ("support-ticket", "lib/policy.py:transform"),
-    ("support-ticket", "lib/failing.py:typo_key"),
-    ("support-ticket", "lib/failing.py:tool_result_from_assistant"),
-    ("support-ticket", "lib/failing.py:returns_whole_payload"),
-    ("support-ticket", "lib/failing.py:slow_lookup"),
-    ("step-escalated", "lib/prepare.py:prepare_step"),
-    ("step-escalated", "lib/failing.py:activate_unknown_tool"),
-    ("step-escalated", "lib/failing.py:read_undeclared_resource"),
-    ("chain-refund", "lib/failing.py:misspelt_suffix"),
+    ("support-ticket", "lib/policy.py:transform", "ok"),
+    ("support-ticket", "lib/failing.py:typo_key", "exception"),
+    ("support-ticket", "lib/failing.py:tool_result_from_assistant", "invalid_result"),
+    ("support-ticket", "lib/failing.py:returns_whole_payload", "invalid_result"),
+    ("support-ticket", "lib/failing.py:slow_lookup", "timeout"),
+    ("step-escalated", "lib/prepare.py:prepare_step", "ok"),
+    ("step-escalated", "lib/failing.py:activate_unknown_tool", "invalid_composition"),
+    ("step-escalated", "lib/failing.py:read_undeclared_resource", "resource_read"),
+    ("chain-refund", "lib/failing.py:misspelt_suffix", "invalid_result"),
 ]
 CHAIN_HOOKS = [py for py in TWINS if py.startswith("lib/chain_hooks.py:")]
 
-# A hook that sleeps past its timeout fails the same way at any timeout; a short one keeps the
-# test from waiting the bundled 5 s twice.
+# A hook that sleeps past its timeout fails the same way at any timeout; the shortest one allowed
+# keeps the test from waiting the bundled 5 s twice.
 SLOW = "lib/failing.py:slow_lookup"
 SHORT_TIMEOUT_MS = 1000
 
@@ -122,13 +123,17 @@ def test_every_python_hook_and_every_sample_is_covered():
         if isinstance(node, ast.FunctionDef)
     }
     assert defined == set(TWINS)
-    assert {hook for _, hook in RUNS} | set(CHAIN_HOOKS) == set(TWINS)
+    assert {hook for _, hook, _ in RUNS} | set(CHAIN_HOOKS) == set(TWINS)
     samples = {path.stem for path in (BUNDLED_WORKSPACE / "samples").glob("*.json")}
-    assert {sample for sample, _ in RUNS} == samples
+    assert {sample for sample, _, _ in RUNS} == samples
 
 
-@pytest.mark.parametrize(("sample", "python"), RUNS, ids=[py.split(":")[1] for _, py in RUNS])
-def test_the_twins_run_alike(workspace: Path, tmp_path: Path, sample: str, python: str):
+@pytest.mark.parametrize(
+    ("sample", "python", "ending"), RUNS, ids=[py.split(":")[1] for _, py, _ in RUNS]
+)
+def test_the_twins_run_alike(
+    workspace: Path, tmp_path: Path, sample: str, python: str, ending: str
+):
     if python == SLOW:
         workspace = copy_bundled_workspace(tmp_path / "short")
         config = json.loads((workspace / "agent.json").read_text())
@@ -138,6 +143,7 @@ def test_the_twins_run_alike(workspace: Path, tmp_path: Path, sample: str, pytho
     given = [] if TWINS[python] in configured(workspace) else ["--hook", TWINS[python]]
     ts = run_json(workspace, "--sample", sample, *given)
     py = run_json(workspace, "--sample", sample, "--hook", python)
+    assert (py["turn_error"] or {"kind": py["status"]})["kind"] == ending
     assert_alike(ts, py)
     if ts["turn_error"] is not None:
         assert_frames_name_their_functions(workspace, ts["turn_error"])
