@@ -8,12 +8,13 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.test_run_cli import studio
 from tests.support.paths import BUNDLED_WORKSPACE
 from tests.support.workspaces import copy_bundled_workspace, write_json
 
@@ -70,10 +71,28 @@ def configured(workspace: Path) -> set[str]:
     return {agent["pre_llm_hook"]["source"], settings["step"]["source"]}
 
 
-def run_json(workspace: Path, *args: str) -> dict[str, Any]:
-    done = studio("run", str(workspace), *args, "--json")
-    assert done.returncode in (0, 3), done.stdout + done.stderr
-    return json.loads(done.stdout)
+def run_both(*runs: tuple[Path, list[str]]) -> list[dict[str, Any]]:
+    """`hook-studio run --json` once per run, all at once: each spends most of its time starting
+    up and waiting for its worker, so the twins need not wait for each other."""
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-m", "studio", "run", str(workspace), *args, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for workspace, args in runs
+    ]
+    try:
+        ended = [process.communicate(timeout=120) for process in started]
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    for process, (stdout, stderr) in zip(started, ended, strict=True):
+        assert process.returncode in (0, 3), stdout + stderr
+    return [json.loads(stdout) for stdout, _ in ended]
 
 
 def normalized(value: Any) -> Any:
@@ -141,8 +160,10 @@ def test_the_twins_run_alike(
         write_json(workspace / "agent.json", config)
     # The twin the workspace is configured with runs as configured, as `make run` would run it.
     given = [] if TWINS[python] in configured(workspace) else ["--hook", TWINS[python]]
-    ts = run_json(workspace, "--sample", sample, *given)
-    py = run_json(workspace, "--sample", sample, "--hook", python)
+    ts, py = run_both(
+        (workspace, ["--sample", sample, *given]),
+        (workspace, ["--sample", sample, "--hook", python]),
+    )
     assert (py["turn_error"] or {"kind": py["status"]})["kind"] == ending
     assert_alike(ts, py)
     if ts["turn_error"] is not None:
@@ -152,14 +173,15 @@ def test_the_twins_run_alike(
 
 
 def test_the_chain_twins_run_alike(workspace: Path, tmp_path: Path):
-    ts = run_json(workspace, "--sample", "chain-refund")
     python = copy_bundled_workspace(tmp_path / "python")
     settings = (python / "hookstudio.json").read_text()
     for hook in CHAIN_HOOKS:
         assert f'"{TWINS[hook]}"' in settings
         settings = settings.replace(f'"{TWINS[hook]}"', f'"{hook}"')
     (python / "hookstudio.json").write_text(settings)
-    py = run_json(python, "--sample", "chain-refund")
+    ts, py = run_both(
+        (workspace, ["--sample", "chain-refund"]), (python, ["--sample", "chain-refund"])
+    )
     assert ts["status"] == "ok"
     assert_alike(ts, py)
     ran = {step["hook"] for step in py["inspection"]["hooks"] if not step["builtin"]}
