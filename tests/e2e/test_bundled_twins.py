@@ -134,7 +134,7 @@ def assert_frames_name_their_functions(workspace: Path, error: dict[str, Any]) -
             assert 1 <= frame["column"] <= len(lines[frame["line"] - 1]), frame
 
 
-def test_every_python_hook_and_every_sample_is_covered():
+def test_every_python_hook_and_every_sample_is_covered() -> None:
     defined = {
         f"lib/{path.name}:{node.name}"
         for path in (BUNDLED_WORKSPACE / "lib").glob("*.py")
@@ -152,7 +152,7 @@ def test_every_python_hook_and_every_sample_is_covered():
 )
 def test_the_twins_run_alike(
     workspace: Path, tmp_path: Path, sample: str, python: str, ending: str
-):
+) -> None:
     if python == SLOW:
         workspace = copy_bundled_workspace(tmp_path / "short")
         config = json.loads((workspace / "agent.json").read_text())
@@ -172,7 +172,7 @@ def test_the_twins_run_alike(
         assert bool(ts["turn_error"]["traceback"]) == bool(py["turn_error"]["traceback"])
 
 
-def test_the_chain_twins_run_alike(workspace: Path, tmp_path: Path):
+def test_the_chain_twins_run_alike(workspace: Path, tmp_path: Path) -> None:
     python = copy_bundled_workspace(tmp_path / "python")
     settings = (python / "hookstudio.json").read_text()
     for hook in CHAIN_HOOKS:
