@@ -124,6 +124,16 @@ def _known_sample(workspace: Any, name: str) -> None:
         )
 
 
+def _follow_node_settings() -> None:
+    """Run TypeScript and JavaScript hooks on the Node chosen in the studio's settings, as the
+    window does (``HOOK_STUDIO_NODE`` still overrides it)."""
+    from studio.core.app_settings import load_settings
+    from studio.engine.node_binary import use_node_setting
+    from studio.ui.app import settings_file
+
+    use_node_setting(load_settings(settings_file()).node)
+
+
 def _run(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -132,6 +142,7 @@ def _run(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args.workspace)
     _known_sample(workspace, args.sample)
+    _follow_node_settings()
 
     async def go() -> Any:
         store = _open_store(workspace)
@@ -171,6 +182,7 @@ def _bench(args: argparse.Namespace) -> int:
     _known_sample(workspace, args.sample)
     if args.n < 1 or args.concurrency < 1:
         raise UsageError("-n and --concurrency must be at least 1")
+    _follow_node_settings()
 
     async def go() -> dict[str, Any]:
         runner = Runner(workspace)

@@ -23,6 +23,9 @@ class AppSettings(BaseModel):
     window_state: str | None = None
     splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
     rerun_on_save: bool = False
+    node: str = ""
+    """The Node that runs TypeScript and JavaScript hooks; empty for the one installed with the
+    studio. ``HOOK_STUDIO_NODE``, when set, overrides it."""
 
     def remember_workspace(self, path: str) -> AppSettings:
         recent = [path] + [p for p in self.recent_workspaces if p != path]

@@ -20,12 +20,20 @@ import json
 import os
 import struct
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 from studio.core.contract import HookCall, HookReply, RunStopped
 from studio.core.json.js_values import js_value_hook
-from studio.core.source_ref import SourceRef
+from studio.core.pre_llm.host_calls import calls_from_log
+from studio.core.source_ref import (
+    SourceOutsideWorkspace,
+    SourceRef,
+    format_source_ref,
+    resolve_source_path,
+)
 from studio.core.turn_error import Frame, HookRef, TurnError, turn_error
 from studio.core.workspace.folder import StudioSettings
 from studio.engine import process_control
@@ -53,18 +61,27 @@ class HostLost(RuntimeError):
     """The Node host process ended, or its frames could not be read."""
 
 
+# The studio's answer to a question a host asks mid-call (a nested ``sys_lambda``): the
+# answer frame's header fields and body.
+Asker = Callable[["NodeHost", dict[str, Any], bytes], Awaitable[tuple[dict[str, Any], bytes]]]
+
+
 class NodeHost:
     """The long-lived Node process of one workspace, and the calls in flight on it."""
 
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
+    def __init__(self, root: Path, env: dict[str, str], asked: Asker | None = None) -> None:
         self.root = root
         self.env = env
+        self._asked = asked
+        self._questions: set[asyncio.Task[None]] = set()
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._pending: dict[str, asyncio.Future[tuple[dict[str, Any], bytes]]] = {}
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
         self._stderr: bytearray = bytearray()
+        self.node: str | None = None
+        """The path of the Node this host was started with."""
 
     @property
     def running(self) -> bool:
@@ -80,6 +97,7 @@ class NodeHost:
                 return
             await self._stop()
             node = find_node()
+            self.node = node.path
             self._stderr = bytearray()
             self._process = await asyncio.create_subprocess_exec(
                 node.path,
@@ -104,6 +122,9 @@ class NodeHost:
                 )
                 header = json.loads(await process.stdout.readexactly(head_size))
                 body = await process.stdout.readexactly(body_size)
+                if "ask" in header:
+                    self._question(header, body)
+                    continue
                 future = self._pending.pop(str(header.get("id")), None)
                 if future is not None and not future.done():
                     future.set_result((header, body))
@@ -123,6 +144,24 @@ class NodeHost:
                 if not future.done():
                     future.set_exception(lost)
             self._pending.clear()
+
+    def _question(self, header: dict[str, Any], body: bytes) -> None:
+        """Answer the host's question in a task of its own: the reader keeps reading, since the
+        answer may need calls on this same host."""
+
+        async def answer() -> None:
+            try:
+                if self._asked is None:
+                    raise RuntimeError("this host takes no questions")
+                fields, data = await self._asked(self, header, body)
+            except Exception as exc:  # the host waits for an answer whatever went wrong
+                fields, data = {"ok": False, "message": f"the studio failed: {exc}"}, b""
+            with contextlib.suppress(HostLost, OSError, ConnectionError):
+                self._send({**fields, "op": "answer", "ask": header["ask"]}, data)
+
+        task = asyncio.get_running_loop().create_task(answer())
+        self._questions.add(task)
+        task.add_done_callback(self._questions.discard)
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(1 << 16):
@@ -148,9 +187,13 @@ class NodeHost:
             process.stdin.write(body)
 
     async def call(
-        self, header: dict[str, Any], body: bytes, *, wait_s: float
+        self, header: dict[str, Any], body: bytes, *, wait_s: float, start: bool = True
     ) -> tuple[dict[str, Any], bytes]:
+        """One call on this host; ``start`` starts the host when it is not running, else
+        a host that ended is :class:`HostLost`."""
         if not self.running:
+            if not start:
+                raise HostLost("the Node host process has ended")
             await self.start()
         call_id = f"c{next(self._ids)}"
         future: asyncio.Future[tuple[dict[str, Any], bytes]] = (
@@ -180,6 +223,11 @@ class NodeHost:
             self._pending.pop(call_id, None)
 
     async def _stop(self) -> None:
+        # A question still being answered would start calls on this host: end those first.
+        questions = [t for t in self._questions if t is not asyncio.current_task()]
+        for task in questions:
+            task.cancel()
+        await asyncio.gather(*questions, return_exceptions=True)
         process, reader = self._process, self._reader
         self._process, self._reader = None, None
         if process is None:
@@ -201,6 +249,12 @@ class NodeHost:
         async with self._lock:
             await self._stop()
 
+    async def close_when_idle(self) -> None:
+        """End the host once the calls it has begun have answered."""
+        if self._pending:
+            await asyncio.wait(list(self._pending.values()))
+        await self.close()
+
 
 class NodeRuntime(HookRuntime):
     name = "node"
@@ -215,7 +269,10 @@ class NodeRuntime(HookRuntime):
         self._host = NodeHost(
             Path(os.path.realpath(root)),
             worker_environment(dict(settings.env), tuple(settings.pass_env)),
+            self._sys_lambda,
         )
+        self._python: HookRuntime | None = None
+        self._old_hosts: set[NodeHost] = set()
 
     @classmethod
     def functions(cls, path: Path) -> FunctionList:
@@ -227,13 +284,35 @@ class NodeRuntime(HookRuntime):
             await self._host.start()
 
     async def close(self) -> None:
-        await self._host.close()
+        for host in [*self._old_hosts, self._host]:
+            await host.close()
+        if self._python is not None:
+            await self._python.close()
+            self._python = None
+
+    def _current_host(self) -> NodeHost:
+        """Another Node chosen (settings or environment) takes effect for the next call: it gets
+        a new host, and the old one ends once the calls already begun on it have answered."""
+        host = self._host
+        if host.running and host.node != find_node().path:
+            self._host = NodeHost(host.root, host.env, self._sys_lambda)
+            self._old_hosts.add(host)
+            retired = asyncio.ensure_future(host.close_when_idle())
+            retired.add_done_callback(lambda _: self._old_hosts.discard(host))
+        return self._host
 
     @property
     def host_pid(self) -> int | None:
         return self._host.pid if self._host.running else None
 
     async def call(self, call: HookCall, ref: SourceRef, limits: WorkerLimits) -> HookReply:
+        return await self._call_on(None, call, ref, limits)
+
+    async def _call_on(
+        self, asking: NodeHost | None, call: HookCall, ref: SourceRef, limits: WorkerLimits
+    ) -> HookReply:
+        """Run ``call`` on the current host, or for a nested call on the host that asked for it
+        (its caller's log is there), never starting that one again once it has ended."""
         hook = call.hook
         try:
             source = (self.root / ref.path).read_text(encoding="utf-8")
@@ -252,14 +331,30 @@ class NodeRuntime(HookRuntime):
             "output_bytes": limits.output_bytes,
             "result_bytes": limits.result_bytes,
         }
-        if call.api != "adf":
+        if call.api == "adf":
+            # What a nested sys_lambda call needs to run its callee under the same limits.
+            header["adf"] = {
+                **call.options.get("adf", {}),
+                "limits": {
+                    "timeout_ms": timeout_ms,
+                    "memory_bytes": limits.memory_bytes,
+                    "output_bytes": limits.output_bytes,
+                    "result_bytes": limits.result_bytes,
+                },
+            }
+        else:
             # Step preparation and chain hooks are module exports, run without ADF's sandbox.
             header["mode"] = "module"
             header["api"] = call.api or "chain"
         started = time.perf_counter()
+        host = self._host
         try:
-            answer, body = await self._host.call(
-                header, data, wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S
+            host = asking or self._current_host()
+            answer, body = await host.call(
+                header,
+                data,
+                wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S,
+                start=asking is None,
             )
         except NodeUnavailable as exc:
             raise RunStopped(turn_error("engine_failed", str(exc), hook=hook)) from None
@@ -271,7 +366,7 @@ class NodeRuntime(HookRuntime):
                     hook=hook,
                     loop=call.loop,
                     duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                    stderr_tail=self._host.stderr_tail,
+                    stderr_tail=host.stderr_tail,
                 ),
                 duration_ms=(time.perf_counter() - started) * 1000,
             )
@@ -279,7 +374,68 @@ class NodeRuntime(HookRuntime):
             raise RunStopped(
                 turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
             ) from None
-        return _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        reply = _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        if call.options.get("nested") and reply.error and answer.get("status") == "ok":
+            # A nested function's result that is not JSON text reaches its caller as text.
+            text = body.decode("utf-8", errors="replace")
+            reply = replace(reply, error=None, value=text)
+        return reply
+
+    async def _sys_lambda(
+        self, asking: NodeHost, header: dict[str, Any], body: bytes
+    ) -> tuple[dict[str, Any], bytes]:
+        """Run the callee of a hook's ``adf.sys_lambda``: a TypeScript or JavaScript function in
+        a fresh sandboxed call on this host, a Python one in a worker of the Python runtime."""
+        adf = dict(header.get("adf") or {})
+        path, fn = str(header.get("path", "")), str(header.get("fn", "main"))
+        given = adf.pop("limits", None) or {}
+        limits = WorkerLimits(
+            memory_bytes=int(given.get("memory_bytes", WorkerLimits.memory_bytes)),
+            output_bytes=int(given.get("output_bytes", WorkerLimits.output_bytes)),
+            result_bytes=int(given.get("result_bytes", WorkerLimits.result_bytes)),
+        )
+        try:
+            if not resolve_source_path(self.root, path).is_file():
+                return {"ok": False, "message": f'source file "{path}" was not found'}, b""
+        except SourceOutsideWorkspace as exc:
+            return {"ok": False, "message": str(exc)}, b""
+        source = format_source_ref(path, fn) if fn != "main" else f"{path}:main"
+        hook = HookRef(source=path, function=fn, contract="pre_llm")
+        runtime: HookRuntime
+        options: dict[str, Any]
+        if self.runs(path):
+            runtime, options = self, {"adf": adf, "nested": True}
+        elif path.endswith(".py"):
+            runtime = self._python_runtime()
+            options = {"sys_lambda": bool(adf.get("python_sys_lambda"))}
+        else:
+            return {"ok": False, "message": f'"{path}" is not a function the studio can run'}, b""
+        call = HookCall(
+            source=source,
+            hook=hook,
+            encoded=body,
+            timeout_ms=float(given.get("timeout_ms", 30_000)),
+            api="adf",
+            options=options,
+        )
+        try:
+            if runtime is self:
+                reply = await self._call_on(asking, call, SourceRef(path, fn), limits)
+            else:
+                reply = await runtime.call(call, SourceRef(path, fn), limits)
+        except RunStopped as exc:
+            return {"ok": False, "message": exc.error.message}, b""
+        output = reply.stdout + reply.stderr
+        if reply.error is not None:
+            return {"ok": False, "message": reply.error.message, "output": output}, b""
+        return {"ok": True, "output": output}, json.dumps(reply.value).encode()
+
+    def _python_runtime(self) -> HookRuntime:
+        from studio.engine.python_runtime import PythonRuntime
+
+        if self._python is None:
+            self._python = PythonRuntime(self.root, self.settings, in_pieces=self.in_pieces)
+        return self._python
 
 
 def _function(call: HookCall, ref: SourceRef) -> str:
@@ -302,6 +458,18 @@ def _reply(
     )
     reply.warnings = list(answer.get("warnings") or [])
     reply.extra = dict(answer.get("extra") or {})
+    if api == "adf":
+        logged = answer.get("calls") or {}
+        reply.extra["calls"] = calls_from_log(logged.get("log"))
+        if logged.get("dropped"):
+            listed = len(reply.extra["calls"])
+            reply.warnings.append(
+                {
+                    "path": "",
+                    "message": f"the hook made {listed + int(logged['dropped'])} adf calls; "
+                    f"the first {listed} are listed, the rest were answered but not kept",
+                }
+            )
     if api == "adf" and (reply.stdout or reply.stderr):
         reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
     if answer.get("status") == "ok":

@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -183,17 +184,30 @@ class _Adf:
         worker = self._worker
         if unexpected:
             raise TypeError(f"adf.sys_lambda() got unexpected arguments: {', '.join(unexpected)}")
+        # The run's report lists the call as it lists a TypeScript hook's (RunOutcome.calls).
+        started = time.perf_counter()
+        entry: dict[str, Any] = {"method": "sys_lambda", "gate": "allowed", "depth": 0}
+        worker.extra.setdefault("calls", []).append(entry)
+        try:
+            entry["args"] = json.loads(json.dumps({"source": source, "args": args}, default=str))
+        except ValueError:
+            entry["args"] = {"source": str(source)}
+
+        def failed(code: str, message: str, gate: str = "allowed") -> SysLambdaError:
+            worker.nested_failures.append(message)
+            entry.update(gate=gate, error={"code": code, "message": message})
+            entry["duration_ms"] = (time.perf_counter() - started) * 1000
+            return SysLambdaError(message)
+
         if not worker.spec.options.get("sys_lambda"):
-            message = (
+            raise failed(
+                "DISABLED",
                 "adf.sys_lambda is not enabled for this agent; set code_execution.sys_lambda to "
-                "true in agent.json to allow nested lambdas"
+                "true in agent.json to allow nested lambdas",
+                "code_execution.sys_lambda",
             )
-            worker.nested_failures.append(message)
-            raise SysLambdaError(message)
         if not isinstance(source, str) or not source.strip():
-            message = "adf.sys_lambda needs source='path[:function]'"
-            worker.nested_failures.append(message)
-            raise SysLambdaError(message)
+            raise failed("INVALID_INPUT", "adf.sys_lambda needs source='path[:function]'", "input")
         ref = parse_source_ref(source.strip())
         try:
             copied = json.loads(json.dumps(args, allow_nan=False))
@@ -202,11 +216,12 @@ class _Adf:
             module = worker.load(path, label)
             fn = worker.function(module, ref.function, label)
             value = _call_isolated_loop(fn, copied)
-            return json.loads(json.dumps(value, allow_nan=False))
+            reply = json.loads(json.dumps(value, allow_nan=False))
         except BaseException as exc:
-            message = _nested_message(source, exc)
-            worker.nested_failures.append(message)
-            raise SysLambdaError(message) from exc
+            raise failed("FN_ERROR", _nested_message(source, exc)) from exc
+        entry.update(answered_by=f"{ref.path}:{ref.function}", reply=reply)
+        entry["duration_ms"] = (time.perf_counter() - started) * 1000
+        return reply
 
 
 def _call_isolated_loop(fn: Any, argument: Any) -> Any:

@@ -6,15 +6,19 @@ import asyncio
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QStandardPaths
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication, QStandardPaths
 
 from studio.core.app_settings import load_settings
+from studio.engine.node_binary import use_node_setting
 
 APP_NAME = "Hook Studio"
+ORGANIZATION = "hook-studio"
 
 
 def settings_file() -> Path:
+    """The studio's settings file; the command line reads the same one, with no window."""
+    QCoreApplication.setOrganizationName(ORGANIZATION)
+    QCoreApplication.setApplicationName(ORGANIZATION)
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
     return Path(folder or Path.home() / ".config" / "hook-studio") / "settings.json"
 
@@ -34,16 +38,16 @@ def choose_workspace(requested: str | None, last: str | None) -> Path:
 
 def run_studio(workspace: str | None = None) -> int:
     import qasync
+    from PySide6.QtWidgets import QApplication
 
     from studio.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)  # the studio's widgets need a QApplication
-    app.setApplicationName("hook-studio")
     app.setApplicationDisplayName(APP_NAME)
-    app.setOrganizationName("hook-studio")
     path = settings_file()
     settings = load_settings(path)
+    use_node_setting(settings.node)
     window = MainWindow(settings, path)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

@@ -43,6 +43,7 @@ from studio.core.turn_error import TurnError
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
+from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
 from studio.ui.engine_bridge import EngineBridge, RunJob
@@ -50,6 +51,7 @@ from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
+from studio.ui.settings_dialog import SettingsDialog
 from studio.ui.source_view import SourceView
 from studio.ui.workspace_panel import WorkspacePanel
 
@@ -205,9 +207,15 @@ class MainWindow(QMainWindow):
         self.find_action = self._action(
             "&Find…", QKeySequence.StandardKey.Find, self._on_find, "Find in the records"
         )
+        self.settings_action = self._action(
+            "Se&ttings…", QKeySequence.StandardKey.Preferences, self.edit_settings
+        )
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         edit_menu = menu.addMenu("&Edit")
         for action in (self.undo_action, self.redo_action, self.find_action):
             edit_menu.addAction(action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.settings_action)
 
         self.run_action = self._action(
             "&Run", "Ctrl+Return", self.run_selected, "Run the hook on the sample"
@@ -759,6 +767,20 @@ class MainWindow(QMainWindow):
     def _on_find(self) -> None:
         self.records_dock.show()
         self.records.focus_filter()
+
+    # ---- settings ---------------------------------------------------------------------------
+    def edit_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.settings.node, self.bridge, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._keep_node(dialog.node()))
+        dialog.open()
+        return dialog
+
+    def _keep_node(self, node: str) -> None:
+        # The next run starts a Node host on it; runs already going finish on the old one.
+        self.settings = self.settings.model_copy(update={"node": node})
+        use_node_setting(node)
+        self._save_settings()
 
     # ---- layout and closing ---------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -146,7 +146,11 @@ class RecordDetail(QWidget):
         if stored != data.record.record:
             self.stored.set_value(data.record.record, expand=1)
         if data.outcome is not None:
-            self.run.show_outcome(data.outcome, payload_cleared=data.payload_cleared)
+            self.run.show_outcome(
+                data.outcome,
+                payload_cleared=data.payload_cleared,
+                calls_kept="calls" in data.record.record,
+            )
         else:
             self.run.clear(f"This run cannot be shown: {data.problem}")
             self.run.tabs.setCurrentIndex(self.stored_tab)
@@ -175,9 +179,35 @@ class RecordDetail(QWidget):
             time_label(summary.started_at),
             duration_label(summary.duration_ms),
         ]
+        calls = _calls_html(data.record.record.get("calls"))
+        if calls:
+            parts.append(calls)
         if not summary.has_payload:
             parts.append("<i>payload cleared</i>")
         if data.problem:
             error = accent("error").name()
             parts.append(f"<span style='color:{error}'>{html.escape(data.problem)}</span>")
         return " · ".join(parts)
+
+
+def _calls_html(calls: object) -> str | None:
+    """How many adf calls the stored run made and how many were refused or failed; None when
+    it made none (or its record does not keep them)."""
+    if not isinstance(calls, list) or not calls:
+        return None
+    entries = [call for call in calls if isinstance(call, dict)]
+    refusals = sum(1 for call in entries if call.get("gate", "allowed") != "allowed")
+    failures = sum(
+        1
+        for call in entries
+        if call.get("gate", "allowed") == "allowed" and call.get("code") is not None
+    )
+    text = f"{len(calls)} adf call{'s' if len(calls) != 1 else ''}"
+    trouble = [
+        *([f"{refusals} refused"] if refusals else []),
+        *([f"{failures} failed"] if failures else []),
+    ]
+    if not trouble:
+        return text
+    error = accent("error").name()
+    return f"{text} (<span style='color:{error}'>{', '.join(trouble)}</span>)"

@@ -1,5 +1,6 @@
-"""One run, shown the one way: Diff, Decision record, Turn error, Output and Result tabs (the
-turn error first when the run failed, the diff when it succeeded), below the run's warnings.
+"""One run, shown the one way: Diff, Decision record, Turn error, Output, Result and Calls tabs
+(the turn error first when the run failed, the diff when it succeeded), below the run's warnings.
+The Calls tab shows for a contract whose hooks can call their host, and for any run that did.
 
 The results panel shows a run just made with it, the record detail a stored run rebuilt as an
 outcome; a stored run whose payload was cleared says so where its content would be. Nothing
@@ -11,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
@@ -25,22 +27,26 @@ from PySide6.QtWidgets import (
 
 from studio.core.run_outcome import ChainStep, RunOutcome
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view, result_words
+from studio.ui.result_calls_view import CallsView, calls_title, calls_trouble
 from studio.ui.result_decision_view import DecisionRecordView, amendment_summary, step_name
 from studio.ui.result_diff_view import DiffCache, RequestDiffView
 from studio.ui.result_error_view import TurnErrorView
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_output_view import OutputView
-from studio.ui.result_style import heading, note, set_accent
+from studio.ui.result_style import accent, heading, note, set_accent
 
-TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT = range(5)
-TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result")
+TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS = range(6)
+TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls")
 TAB_TIPS = (
     "What the hook changed",
     "The content-free record of what the hook decided",
     "Why the run failed, and where",
     "What the hook printed",
     "What the hook returned, and what it was given",
+    "What the hook asked its host (adf.*), in order, and what each call got",
 )
+CALLING_CONTRACTS = frozenset({"pre_llm"})
+"""Contracts whose hooks have a host API to call."""
 CLEARED = " (cleared)"
 CLEARED_TEXT = (
     "Payload cleared: the input, result and output of this run are gone; its decision record "
@@ -148,6 +154,7 @@ class RunView(QWidget):
         self.error_view.frame_activated.connect(self.open_source)
         self.error_view.pointer_activated.connect(self._on_pointer_activated)
         self.output = OutputView()
+        self.calls = CallsView()
         self.result_title = heading()
         self.result_source = QComboBox()
         self.result_source.setPlaceholderText("Show…")
@@ -176,6 +183,7 @@ class RunView(QWidget):
             self.error_view,
             self.output,
             result_page,
+            self.calls,
         )
         for index, (tab_page, title) in enumerate(zip(tab_pages, TAB_TITLES, strict=True)):
             self.tabs.addTab(tab_page, title)
@@ -191,9 +199,13 @@ class RunView(QWidget):
         self.error_view.set_workspace_root(root)
 
     # ---- one outcome --------------------------------------------------------------------------
-    def show_outcome(self, outcome: RunOutcome, *, payload_cleared: bool = False) -> None:
+    def show_outcome(
+        self, outcome: RunOutcome, *, payload_cleared: bool = False, calls_kept: bool = True
+    ) -> None:
         """Show ``outcome``; ``payload_cleared``: a stored run that no longer has its input,
-        result and output. A run shown again keeps the tab on show."""
+        result and output; ``calls_kept`` False: a stored run whose record does not keep the
+        hook's calls, so an empty list of calls says nothing. A run shown again keeps the tab
+        on show."""
         again = self.outcome is not None and self.outcome.run_id == outcome.run_id
         self.outcome = outcome
         self.payload_cleared = payload_cleared
@@ -206,6 +218,7 @@ class RunView(QWidget):
             self.error_view.clear()
         self.output.show_outcome(outcome, payload_cleared=payload_cleared)
         self._show_result(outcome)
+        self._show_calls(outcome, calls_kept)
         failed = outcome.turn_error is not None
         self.tabs.setTabText(TAB_ERROR, "Turn error ●" if failed else "Turn error")
         for tab in (TAB_OUTPUT, TAB_RESULT):
@@ -234,6 +247,27 @@ class RunView(QWidget):
         self.result_view.set_value({})
         for tab, title in enumerate(TAB_TITLES):
             self.tabs.setTabText(tab, title)
+        self.calls.show_calls([])
+        self.tabs.tabBar().setTabTextColor(TAB_CALLS, QColor())
+        self.tabs.setTabVisible(TAB_CALLS, False)
+
+    def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
+        self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
+        self.tabs.setTabText(TAB_CALLS, calls_title(outcome.calls))
+        self._colour_calls_tab()
+        shown = bool(outcome.calls) or (kept and outcome.contract in CALLING_CONTRACTS)
+        self.tabs.setTabVisible(TAB_CALLS, shown)
+
+    def _colour_calls_tab(self) -> None:
+        trouble = self.outcome is not None and calls_trouble(self.outcome.calls)
+        self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        # The error colour is made for the palette's base: a light/dark switch remakes it.
+        kinds = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
+        if event.type() in kinds and hasattr(self, "tabs"):
+            self._colour_calls_tab()
 
     def _set_warnings(self, outcome: RunOutcome) -> None:
         lines = []

@@ -127,7 +127,7 @@ def test_the_chain_schema_lists_each_built_in_under_its_own_chain():
 def test_the_settings_schema_keeps_the_models_defaults():
     properties = SCHEMAS["studio_settings"]["properties"]
     sections = {c.settings_key for c in CONTRACTS.values() if c.settings_key is not None}
-    assert sections == {"step", "chain"}
+    assert sections == {"step", "chain", "adf"}
     assert set(properties) == set(StudioSettings.model_fields) | sections
     for key, default in StudioSettings().model_dump(mode="json").items():
         assert properties[key]["default"] == default

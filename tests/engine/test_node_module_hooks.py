@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from studio.core.chain.config import STUDIO_DEFAULT_EXPORT
+from studio.core.chain.studio_rules import find_studio_rule
 from studio.core.step.sample import parse_step_sample
 from studio.core.workspace.folder import Workspace
 from tests.support.runners import LiveRunner
@@ -63,17 +65,18 @@ def test_the_typescript_step_twin_decides_as_the_python_one(bundled):
 def test_the_typescript_chain_twins_run_the_chain_as_the_python_ones(bundled):
     root = bundled.runner.workspace.root
     settings = json.loads((root / "hookstudio.json").read_text())
-    py = bundled.run("chain-refund")
+    ts = bundled.run("chain-refund")
     names = {
-        "chain_hooks.py:policy_suffix": "chain_hooks.ts:policySuffix",
-        "chain_hooks.py:route_small_talk": "chain_hooks.ts:routeSmallTalk",
-        "chain_hooks.py:no_refund_promises": "chain_hooks.ts:noRefundPromises",
+        "chain_hooks.ts:policySuffix": "chain_hooks.py:policy_suffix",
+        "chain_hooks.ts:routeSmallTalk": "chain_hooks.py:route_small_talk",
+        "chain_hooks.ts:noRefundPromises": "chain_hooks.py:no_refund_promises",
     }
     text = json.dumps(settings)
     for old, new in names.items():
+        assert old in text
         text = text.replace(old, new)
     (root / "hookstudio.json").write_text(text)
-    ts = bundled.run("chain-refund")
+    py = bundled.run("chain-refund")
     assert ts.status == py.status == "ok", ts.turn_error
     assert {k: v for k, v in ts.result.items() if k != "timeline"} == {
         k: v for k, v in py.result.items() if k != "timeline"
@@ -100,16 +103,14 @@ def test_a_chain_hook_that_short_circuits_stops_the_chain(bundled):
 
 
 def test_a_chain_hook_of_the_wrong_shape_fails_the_turn_at_its_position(bundled):
-    source = write(
-        bundled, "bad_chain.ts", "export const main = () => ({ sytemPromptSuffix: 1 });\n"
-    )
+    source = write(bundled, "bad_chain.ts", "export default () => ({ sytemPromptSuffix: 1 });\n")
     outcome = bundled.run("chain-refund", hook=source)
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "invalid_result"
 
 
 def test_a_chain_hook_returning_a_bigint_fails_closed(bundled):
-    source = write(bundled, "big_chain.ts", "export const main = () => ({ state: { n: 1n } });\n")
+    source = write(bundled, "big_chain.ts", "export default () => ({ state: { n: 1n } });\n")
     error = bundled.run("chain-refund", hook=source).turn_error
     assert error.kind == "invalid_result"
     assert "BigInt" in error.message
@@ -122,7 +123,7 @@ def test_a_module_source_without_a_name_calls_prepare_step_and_python_keeps_main
     source = write(bundled, "other.ts", "export function main() { return { model: 'm' }; }\n")
     outcome = bundled.run("step-escalated", hook=source)
     assert outcome.turn_error.kind == "function_missing"
-    assert "`prepareStep` is not exported by lib/other.ts (exported functions: main)" in (
+    assert "`prepareStep` is not exported by lib/other.ts; its exports: main (a function)" in (
         outcome.turn_error.message
     )
     named = bundled.run("step-escalated", hook=f"{source}:main")
@@ -130,6 +131,55 @@ def test_a_module_source_without_a_name_calls_prepare_step_and_python_keeps_main
     python = bundled.run("step-escalated", hook="lib/prepare.py")
     assert python.turn_error.kind == "function_missing"
     assert python.hook.function == "main"
+
+
+def chain_of(live: LiveRunner, source: str) -> Any:
+    """Run the chain sample with ``source`` as its only pre hook."""
+    path = live.runner.workspace.root / "hookstudio.json"
+    settings = json.loads(path.read_text())
+    settings["chain"] = {"pre": [{"source": source}], "post": []}
+    path.write_text(json.dumps(settings))
+    return live.run("chain-refund")
+
+
+def test_a_chain_module_without_a_name_calls_its_default_export_and_python_keeps_main(bundled):
+    source = write(
+        bundled,
+        "suffix.ts",
+        "export default function (ctx: any) { return { systemPromptSuffix: 'from default' }; }\n"
+        "export function main() { return { systemPromptSuffix: 'from main' }; }\n",
+    )
+    outcome = chain_of(bundled, source)
+    assert outcome.status == "ok", outcome.turn_error
+    assert "from default" in json.dumps(outcome.result)
+    assert "from main" not in json.dumps(outcome.result)
+    assert outcome.chain[0].hook == "lib/suffix.ts:default"
+    named = chain_of(bundled, f"{source}:main")
+    assert named.status == "ok" and "from main" in json.dumps(named.result)
+    python = write(
+        bundled, "suffix.py", "def main(ctx):\n    return {'systemPromptSuffix': 'py'}\n"
+    )
+    assert chain_of(bundled, python).status == "ok"
+    rule = find_studio_rule(STUDIO_DEFAULT_EXPORT)
+    assert rule is not None and "default export" in rule.text
+
+
+def test_a_chain_module_without_a_default_export_is_an_error_listing_its_exports(bundled):
+    source = write(
+        bundled,
+        "named.ts",
+        "export function policy(ctx: any) { return {}; }\nexport const VERSION = 2;\n"
+        "export class Helper {}\n",
+    )
+    error = chain_of(bundled, source).turn_error
+    assert error.kind == "function_missing"
+    assert error.hook.function == "default" and error.hook.position == 0
+    assert (
+        "lib/named.ts has no default export (`export default`); its exports: "
+        "Helper (a class), VERSION (a number), policy (a function)"
+    ) in error.message
+    not_function = chain_of(bundled, f"{source}:VERSION").turn_error
+    assert "`VERSION` exported by lib/named.ts is a number, not a function" in not_function.message
 
 
 # ---- the step context --------------------------------------------------------------------------
@@ -192,6 +242,34 @@ def test_the_step_context_is_frozen_json_with_a_date_a_signal_and_resources(bund
     }
     (read,) = outcome.decision_record["resources"]
     assert read["identity"] == "working-state:support-control"
+
+
+DATE_PROBE = """\
+export function prepareStep(ctx: any) {
+  const held = ctx.stats.at;
+  held.setTime(0);
+  Date.prototype.setFullYear.call(ctx.stats.at, 1999);
+  return {
+    model: {
+      held: held.toISOString(),
+      again: ctx.stats.at.toISOString(),
+      date: ctx.stats.at instanceof Date,
+      keys: Object.keys(ctx.stats),
+      json: JSON.parse(JSON.stringify(ctx.stats)).at,
+    },
+  };
+}
+"""
+
+
+def test_stats_at_is_a_date_whose_changes_never_reach_the_context(bundled):
+    outcome = step(bundled, DATE_PROBE)
+    assert outcome.status == "ok", outcome.turn_error
+    model = outcome.effective["model"]
+    assert model["held"] == "1970-01-01T00:00:00.000Z"
+    assert model["again"] == model["json"] == "2026-03-01T09:15:00.000Z"
+    assert model["date"] is True
+    assert model["keys"] == list(outcome.input["stats"])
 
 
 @pytest.mark.parametrize(
@@ -337,6 +415,115 @@ def test_a_date_or_a_class_instance_is_read_through_its_properties(bundled):
     assert outcome.status == "ok", outcome.turn_error
     assert outcome.effective["model"] == "review-model"
     assert outcome.decision_record["amendment"]["activeTools"] == 1
+
+
+CLASSES = (
+    "class Memory { get id() { return 'notes'; } get kind() { return 'memory'; } }\n"
+    "class Pick { constructor(private key: string) {} get id() { return this.key; } }\n"
+    "class Ctx { id = 'ctx'; get children() { return [new Memory()]; } }\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("expression", "rule"),
+    [
+        ("{ use: { add: [new Memory()] } }", "V2"),
+        ("{ use: { add: [{ __proto__: { kind: 'history' }, id: 'h' }] } }", "V2"),
+        ("{ use: { remove: [new Pick('support-memory')] } }", "V5"),
+        ("{ use: { remove: [new Pick('safety-policy')] } }", "V6"),
+        (
+            "{ use: { add: [new Pick('support-persona')], remove: [{ id: 'support-persona' }] } }",
+            "V7",
+        ),
+    ],
+)
+def test_a_class_instance_inside_the_amendment_is_read_through_its_properties(
+    bundled, expression, rule
+):
+    error = returning(bundled, expression, CLASSES).turn_error
+    assert error is not None and error.details["rule"] == rule, error
+
+
+def test_a_contributor_with_a_getter_for_its_children_brings_their_tools(bundled):
+    outcome = returning(
+        bundled,
+        "{ use: { add: [new Lead()] }, activeTools: ['draft'] }",
+        "class Helper { id = 'helper'; get tools() { return ['draft']; } }\n"
+        "class Lead { id = 'lead'; get children() { return [new Helper()]; } }\n",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.result["use"]["add"] == [
+        {"id": "lead", "children": [{"id": "helper", "tools": ["draft"]}]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "shown"),
+    [
+        ("{ id: NaN }", "use.add[0].id must be a non-empty string, got NaN"),
+        ("{ id: 12n }", "use.add[0].id must be a non-empty string, got 12n"),
+        ("{ id: new Date(0) }", "use.add[0].id must be a non-empty string, got 1970-01-01"),
+        ("{ id: () => 'x' }", "use.add[0].id must be a non-empty string, got [function"),
+        ("{ id: 'a', tools: [Symbol('t')] }", "use.add[0].tools[0] must be a non-empty tool name"),
+    ],
+)
+def test_a_value_json_cannot_hold_is_no_string_at_depth(bundled, entry, shown):
+    error = returning(bundled, f"{{ use: {{ add: [{entry}] }} }}").turn_error
+    assert error is not None and error.details["rule"] == "add-shape", error
+    assert shown in error.message
+
+
+@pytest.mark.parametrize(
+    ("selector", "said"),
+    [
+        ("{ id: NaN }", "has an id that is not a string"),
+        ("{ id: 12n }", "has an id that is not a string"),
+        ("12n", "has no 'id'"),
+    ],
+)
+def test_a_remove_selector_whose_id_is_not_a_string_selects_nothing(bundled, selector, said):
+    root = bundled.runner.workspace.root
+    sample = json.loads((root / "samples" / "step-resources.json").read_text())
+    sample["baseline"]["contributors"] += [
+        {"id": "NaN", "kind": "memory"},
+        {"id": "12n", "kind": "memory"},
+    ]
+    write_json(root / "samples" / "step-odd-ids.json", sample)
+    outcome = step(
+        bundled,
+        f"export const prepareStep = () => ({{ use: {{ remove: [{selector}] }} }});",
+        "step-odd-ids",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.effective["removedContributors"] == []
+    assert any(said in w["message"] for w in outcome.warnings), outcome.warnings
+
+
+def test_prototype_named_keys_at_depth_stay_the_hooks_own(bundled):
+    outcome = returning(
+        bundled,
+        '{ tools: { lookup: JSON.parse(\'{"__proto__": 1, "constructor": 2, "toString": 3}\') },'
+        " model: { valueOf: 'v', hasOwnProperty: 'h' } }",
+    )
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.result["tools"]["lookup"] == {"__proto__": 1, "constructor": 2, "toString": 3}
+    assert outcome.effective["model"] == {"valueOf": "v", "hasOwnProperty": "h"}
+
+
+def test_an_object_shaped_like_the_crossing_mark_stays_an_object(bundled):
+    mark = "{ __studio_js__: 'number', text: 'NaN', truthy: false }"
+    outcome = returning(
+        bundled,
+        f"{{ model: {mark}, inputBudget: {{ max: {mark} }},"
+        " tools: { '__studio_js__~': { '__studio_js__~~': 1 } } }",
+    )
+    assert outcome.result["model"] == {"__studio_js__": "number", "text": "NaN", "truthy": False}
+    assert outcome.result["tools"] == {"__studio_js__~": {"__studio_js__~~": 1}}
+    error = outcome.turn_error
+    assert error.details["rule"] == "V10"
+    assert "got NaN" not in error.message and "object" in error.message
+    real = returning(bundled, "{ model: NaN }")
+    assert real.status == "ok" and real.result["model"] == "NaN"
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,7 @@ def test_the_studio_finds_its_own_node_with_type_stripping():
 
 
 def test_a_node_named_in_the_environment_is_checked(tmp_path):
-    with pytest.raises(NodeUnavailable, match="cannot be run"):
+    with pytest.raises(NodeUnavailable, match="does not exist"):
         find_node({NODE_VARIABLE: str(tmp_path / "no-node")})
     fake = tmp_path / "old-node"
     fake.write_text("#!/bin/sh\necho 20.1.0 undefined\n")
@@ -190,9 +190,13 @@ def test_require_is_a_stub_that_throws(node):
     assert error.details["adf_message"] == "require is not available in the sandbox"
 
 
-def test_the_adf_object_fails_by_method_name(node):
-    error = failure(node.run(hook=hook("callsAdf")), "exception")
+def test_an_adf_call_the_agent_does_not_allow_fails_with_its_code(node):
+    outcome = node.run(hook=hook("callsAdf"))
+    error = failure(outcome, "exception")
     assert error.details["adf_message"] == 'Tool "fs_read" is not available'
+    assert [(c.method, c.error.code if c.error else None) for c in outcome.calls] == [
+        ("fs_read", "NOT_FOUND")
+    ]
 
 
 def test_the_rewrite_altering_the_input_is_a_warning_at_its_path(node):

@@ -48,7 +48,7 @@ def run_and_wait(qtbot, window: MainWindow, start=None):
 
 def test_the_title_names_the_workspace(window, sample_workspace):
     assert sample_workspace.name in window.windowTitle()
-    assert window.hook_editor.draft.source == "lib/policy.py:transform"
+    assert window.hook_editor.draft.source == "lib/policy.ts:transform"
 
 
 def test_add_and_remove_target_rows_then_save_and_reopen(qtbot, window, sample_workspace):
@@ -225,7 +225,7 @@ def test_rerun_on_save_reruns_when_the_hook_source_changes(qtbot, window, sample
     window.rerun_action.setChecked(True)
     first = run_and_wait(qtbot, window)
     assert first.status == "ok"
-    source = sample_workspace / "lib" / "policy.py"
+    source = sample_workspace / "lib" / "policy.ts"
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as rerun:
         replace_file(source, source.read_text().replace("fs_write", "fs_delete"))
     assert [t["name"] for t in rerun.args[0].result["tools"]] == ["fs_read"]
@@ -273,7 +273,7 @@ def test_an_unsaved_pre_llm_source_does_not_replace_the_step_hook(qtbot, window)
     window.sample_box.setCurrentText("step-escalated")
     outcome = run_and_wait(qtbot, window)
     assert outcome.status == "ok", outcome.turn_error
-    assert outcome.hook.source == "lib/prepare.py"
+    assert outcome.hook.source == "lib/prepare.ts"
 
 
 def test_a_run_uses_the_hook_being_edited(qtbot, window, sample_workspace):
@@ -334,7 +334,8 @@ def type_source(qtbot, editor, path: str) -> None:
     qtbot.keyClicks(editor.source, path)
 
 
-def test_a_python_source_is_a_warning_that_adf_will_not_load_it(window):
+def test_a_python_source_is_a_warning_that_adf_will_not_load_it(qtbot, window):
+    type_source(qtbot, window.hook_editor, "lib/policy.py")
     messages = findings_text(window.hook_editor)
     assert any(
         m.startswith("⚠") and "lib/policy.py runs in the studio only; ADF will not load it" in m
@@ -349,13 +350,13 @@ def picker_names(editor) -> list[str]:
 
 def test_a_missing_source_file_is_an_error_until_it_exists(qtbot, window, sample_workspace):
     editor = window.hook_editor
-    type_source(qtbot, editor, "lib/policy.ts")
+    type_source(qtbot, editor, "lib/audit.ts")
     messages = findings_text(editor)
-    assert any(m.startswith("⛔") and '"lib/policy.ts" was not found' in m for m in messages)
+    assert any(m.startswith("⛔") and '"lib/audit.ts" was not found' in m for m in messages)
     assert "border" in editor.source.styleSheet()
     assert not editor.save_button.isEnabled()
 
-    (sample_workspace / "lib" / "policy.ts").write_text(POLICY_TS)
+    (sample_workspace / "lib" / "audit.ts").write_text(POLICY_TS)
     qtbot.waitUntil(lambda: picker_names(editor) == ["transform", "audit"], timeout=WAIT_MS)
     assert editor.save_button.isEnabled()
     assert not any(m.startswith("⛔") for m in findings_text(editor))

@@ -267,17 +267,17 @@ class TestStepAndChain:
         ]
         assert rows[0][:3] == ["pre[0]", "historyTrimmerHook", "built-in"]
         assert rows[2][1:5] == [
-            "lib/chain_hooks.py:policy_suffix",
+            "lib/chain_hooks.ts:policySuffix",
             "your hook",
             "0",
             "systemPrompt",
         ]
         stopped = [r for r in rows if r[5]]
         assert [r[:6] for r in stopped] == [
-            ["post[0]", "lib/chain_hooks.py:no_refund_promises", "your hook", "0", "—", "retry"]
+            ["post[0]", "lib/chain_hooks.ts:noRefundPromises", "your hook", "0", "—", "retry"]
         ]
         assert timeline.stops.text().startswith(
-            "Stopped by lib/chain_hooks.py:no_refund_promises at post[0] (attempt 0)"
+            "Stopped by lib/chain_hooks.ts:noRefundPromises at post[0] (attempt 0)"
         )
         assert "retry" in timeline.stops.text()
 

@@ -1,5 +1,5 @@
 // Step preparation: escalate to the review model when the support state says so.
-// The TypeScript twin of prepare.py; run it with --hook lib/prepare.ts.
+// The TypeScript twin of prepare.py, and the step hook that hookstudio.json runs.
 
 import { workingState } from '@use-crux/core';
 
@@ -14,7 +14,8 @@ interface SupportControl {
 }
 
 export async function prepareStep(ctx: StepContext) {
-  const control = ((await ctx.resources.read(workingState('support-control'))) ?? {}) as SupportControl;
+  const stored = await ctx.resources.read(workingState('support-control'));
+  const control = (stored ?? {}) as SupportControl;
   if (control.escalated || ctx.reason === 'validation-retry') {
     return {
       model: 'review-model',

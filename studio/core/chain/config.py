@@ -1,7 +1,12 @@
 """The ``chain`` section of the studio's workspace file (spec/pleach.md §3): which hooks run in the
 pre and post chains, in order, as a built-in hook's name or ``{"source": "lib/x.py:fn",
 "timeout_ms": 30000}``. :func:`parse_chain_config` returns the typed config, or every finding
-with its JSON path when there is an error."""
+with its JSON path when there is an error.
+
+A source without a function names ``main`` in a Python file and the module's default export
+(``export default``) in a TypeScript or JavaScript one (studio rule): Pleach registers hooks as
+values, so no export name is conventional, and a module that holds one hook exports it as its
+default."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
+from studio.core.chain.shapes import StudioRule
 from studio.core.findings import (
     Finding,
     PathPart,
@@ -35,6 +41,19 @@ CONFIG_KEYS: Final = ("pre", "post", "default_post_validators")
 ENTRY_KEYS: Final = ("source", "timeout_ms")
 RULE_CHAIN_CONFIG: Final = "pleach.chain-config"
 STUDIO_DEFAULT_VALIDATORS: Final = "pleach.studio.default-validators"
+STUDIO_DEFAULT_EXPORT: Final = "pleach.studio.default-export"
+MODULE_DEFAULT_EXPORT: Final = "default"
+MODULE_EXTENSIONS: Final = (".ts", ".mts", ".js", ".mjs")
+
+CONFIG_STUDIO_RULES: Final[tuple[StudioRule, ...]] = (
+    StudioRule(
+        STUDIO_DEFAULT_EXPORT,
+        "spec §3",
+        "A chain hook source without a function name calls the module's default export "
+        "(export default) in a TypeScript or JavaScript file, and main in a Python file: Pleach "
+        "registers hooks as values, so no export name is conventional.",
+    ),
+)
 
 
 class ChainHookRef(BaseModel):
@@ -54,7 +73,12 @@ class ChainHookRef(BaseModel):
 
     @property
     def source_ref(self) -> SourceRef | None:
-        return parse_source_ref(self.source) if self.source is not None else None
+        if self.source is None:
+            return None
+        ref = parse_source_ref(self.source)
+        if ref.path == self.source and ref.path.endswith(MODULE_EXTENSIONS):
+            return SourceRef(ref.path, MODULE_DEFAULT_EXPORT)
+        return ref
 
     @property
     def label(self) -> str:

@@ -9,6 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from studio.core.chain.config import (
     CHAIN_SECTION,
+    MODULE_DEFAULT_EXPORT,
     ChainHookRef,
     ChainName,
     parse_chain_config,
@@ -113,6 +114,7 @@ class ChainContract(Contract):
                         hook=hook,
                         argument=context,
                         timeout_ms=entry.timeout_ms,
+                        options={"default_export": MODULE_DEFAULT_EXPORT},
                     )
                 )
             except SourceUnavailable as unavailable:

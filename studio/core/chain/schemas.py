@@ -60,7 +60,10 @@ def chain_hook_schema() -> dict[str, Any]:
         ENTRY_KEYS,
         {
             "source": {
-                "description": "path[:function] in the workspace; the function defaults to main",
+                "description": (
+                    "path[:function] in the workspace; without a function, main in a Python "
+                    "file and the default export in a TypeScript or JavaScript one"
+                ),
                 "type": "string",
                 "minLength": 1,
                 "not": {"anyOf": _source_path_problems()},

@@ -7,13 +7,14 @@ the one closer to the behaviour (the built-in hook or the chain run) gives the t
 from __future__ import annotations
 
 from studio.core.chain.builtins import BUILTIN_STUDIO_RULES
+from studio.core.chain.config import CONFIG_STUDIO_RULES
 from studio.core.chain.run import CHAIN_STUDIO_RULES
 from studio.core.chain.shapes import STUDIO_RULES, StudioRule
 
 
 def all_studio_rules() -> list[StudioRule]:
     merged: dict[str, StudioRule] = {}
-    for rule in (*STUDIO_RULES, *BUILTIN_STUDIO_RULES, *CHAIN_STUDIO_RULES):
+    for rule in (*STUDIO_RULES, *BUILTIN_STUDIO_RULES, *CHAIN_STUDIO_RULES, *CONFIG_STUDIO_RULES):
         merged[rule.id] = rule
     return list(merged.values())
 

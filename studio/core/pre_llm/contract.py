@@ -19,6 +19,13 @@ from studio.core.json.outline import Entry
 from studio.core.json.pieces import json_bytes
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
+from studio.core.pre_llm.host_calls import (
+    AdfSettings,
+    adf_settings_schema,
+    calls_from_log,
+    host_options,
+    parse_adf_settings,
+)
 from studio.core.pre_llm.outline import pre_llm_outline
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
 from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
@@ -49,6 +56,13 @@ class PreLlmContract(Contract):
     sample_schema = "pre_llm_sample"
     agent_hook_key = HOOK_KEY
     new_sample_stem = "new-request"
+    settings_key = "adf"
+
+    def parse_settings(self, value: Any) -> AdfSettings | list[Finding]:
+        return parse_adf_settings(value)
+
+    def settings_schema(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        return adf_settings_schema(), {}
 
     def parse_sample(self, document: Any) -> PreLlmSample | list[Finding]:
         return parse_pre_llm_sample(document)
@@ -123,6 +137,11 @@ class PreLlmContract(Contract):
         assert isinstance(document, dict)  # check_agent_config finds anything else invalid
         code_execution = document.get("code_execution")
         sys_lambda = isinstance(code_execution, dict) and code_execution.get("sys_lambda") is True
+        adf, found = host_options(
+            document, sample.replies, job.settings.section(self.settings_key), ref
+        )
+        if found:
+            raise RunStopped(config_error(AGENT_FILE, found, loop=loop))
         reply = await call_hook(
             HookCall(
                 source=chosen,
@@ -135,11 +154,12 @@ class PreLlmContract(Contract):
                 timeout_ms=check.effective_timeout_ms,
                 loop=loop,
                 api="adf",
-                options={"sys_lambda": sys_lambda},
+                options={"sys_lambda": sys_lambda, "adf": adf},
                 hash_result=True,
             )
         )
         output = reply.output_fields(hook)
+        calls = calls_from_log(reply.extra.get("calls"))
         error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop)
         if error is not None:
             return RunOutcome(
@@ -150,6 +170,7 @@ class PreLlmContract(Contract):
                     request, None, loop=loop, applied=True, in_pieces=job.in_pieces
                 ),
                 warnings=list(reply.warnings),
+                calls=calls,
                 **base,
                 **output,
             )
@@ -169,6 +190,7 @@ class PreLlmContract(Contract):
                 *reply.warnings,
                 *(f.to_json() for f in presented_not_enabled(request.get("tools"), returned)),
             ],
+            calls=calls,
             **base,
             **output,
         )

@@ -57,4 +57,15 @@ def pre_llm_outline(document: dict[str, Any]) -> list[Entry]:
         )
     elif "options" in request:
         out.append(Entry("Options", short(options), "/request/options"))
+    adf = document.get("adf")
+    if isinstance(adf, dict) and isinstance(adf.get("replies"), dict):
+        replies = adf["replies"]
+        out.append(
+            Entry(
+                "ADF replies",
+                ", ".join(itertools.islice(replies, 6)) or "none",
+                "/adf/replies",
+                (lambda: json_entries(replies, "/adf/replies")) if replies else None,
+            )
+        )
     return out

@@ -3,14 +3,15 @@ finding (its own keys first, then the request's, spec/adf.md §3)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from studio.core.findings import Finding, errors
 from studio.core.pre_llm.config import MAIN, loop_name_problem
+from studio.core.pre_llm.host_calls import reply_findings
 from studio.core.pre_llm.request import validate_request
 
-KEYS = ("contract", "description", "loop", "request")
+KEYS = ("contract", "description", "loop", "request", "adf")
 RULE = "workspace.sample"
 
 
@@ -20,6 +21,8 @@ class PreLlmSample:
     loop: str
     description: str | None = None
     warnings: tuple[Finding, ...] = ()
+    replies: dict[str, Any] = field(default_factory=dict)
+    """What the hook's ``adf.<method>(...)`` calls get, by method (``adf.replies``)."""
 
 
 def pre_llm_sample_findings(document: dict[str, Any]) -> list[Finding]:
@@ -45,6 +48,8 @@ def pre_llm_sample_findings(document: dict[str, Any]) -> list[Finding]:
             found.append(
                 Finding(("loop",), f'loop must be "main" or an inner loop: {problem}', RULE)
             )
+    if "adf" in document:
+        found += reply_findings(document["adf"])
     if "request" not in document:
         found.append(Finding(("request",), 'a pre-LLM sample needs a "request" object', RULE))
         return found
@@ -75,4 +80,5 @@ def parse_pre_llm_sample(document: Any) -> PreLlmSample | list[Finding]:
         loop=document.get("loop", MAIN),
         description=description,
         warnings=tuple(found),
+        replies=dict(document.get("adf", {}).get("replies", {})),
     )

@@ -199,7 +199,44 @@ def pre_llm_sample_schema() -> dict[str, Any]:
                 "default": "main",
             },
             "request": {"$ref": "#/$defs/pre_llm_request"},
+            "adf": {
+                "description": "what the hook's adf.<method>(...) calls get, studio only",
+                "type": "object",
+                "properties": {
+                    "replies": {
+                        "description": "by method: one reply answers every call, a list answers "
+                        "calls in turn; a reply with args answers only calls with those arguments",
+                        "type": "object",
+                        "additionalProperties": {
+                            "anyOf": [
+                                {"$ref": "#/$defs/adf_reply"},
+                                {"type": "array", "items": {"$ref": "#/$defs/adf_reply"}},
+                            ]
+                        },
+                    }
+                },
+            },
         },
+    }
+
+
+def adf_reply_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "args": {"description": "answer only calls with exactly these arguments"},
+            "result": {"description": "the value the call returns"},
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"type": "string", "minLength": 1},
+                    "message": {"type": "string", "minLength": 1},
+                },
+            },
+        },
+        "oneOf": [{"required": ["result"]}, {"required": ["error"]}],
     }
 
 
@@ -214,7 +251,9 @@ def schemas() -> dict[str, dict[str, Any]]:
         ),
         "pre_llm_request": standalone(request, "pre_llm_request", request_defs),
         "pre_llm_sample": standalone(
-            pre_llm_sample_schema(), "pre_llm_sample", {"pre_llm_request": request, **request_defs}
+            pre_llm_sample_schema(),
+            "pre_llm_sample",
+            {"pre_llm_request": request, "adf_reply": adf_reply_schema(), **request_defs},
         ),
     }
     # The request is a document and a definition of the sample; small sub-schemas recur.

@@ -3,7 +3,8 @@
 The store keeps a run in two parts: its content-free run record and its payload, which
 the user may clear. With the payload, the rebuilt outcome is the one that was stored. Without
 it, what the run carried is gone: input, result and what the hook returned are ``None``, the
-output is empty, the chain's returned values are ``None``, and the turn error says its kind's
+output is empty, the chain's returned values are ``None``, the host calls keep their method,
+gate, source of reply, error code, depth and duration only, and the turn error says its kind's
 title instead of its message, with no stderr tail, details or traceback code.
 """
 
@@ -45,6 +46,7 @@ def rebuild_outcome(record: dict[str, Any], payload: dict[str, Any] | None) -> R
         stderr_truncated=bool(record.get("stderr_truncated")),
         turn_error=_turn_error(record, payload),
         chain=chain,
+        calls=_calls(record, payload),
     )
     if payload is not None:
         fields.update(
@@ -55,6 +57,23 @@ def rebuild_outcome(record: dict[str, Any], payload: dict[str, Any] | None) -> R
             stderr=payload.get("stderr") or "",
         )
     return RunOutcome.model_validate(fields)
+
+
+def _calls(record: dict[str, Any], payload: dict[str, Any] | None) -> list[dict[str, Any]]:
+    kept = (payload or {}).get("calls") or []
+    calls = []
+    for index, stored in enumerate(record.get("calls") or []):
+        carried = kept[index] if index < len(kept) else {}
+        code = stored.get("code")
+        call = {k: v for k, v in stored.items() if k != "code"}
+        call.update(
+            args=carried.get("args"),
+            reply=carried.get("reply"),
+            output=carried.get("output") or "",
+            error=None if code is None else {"code": code, "message": carried.get("message") or ""},
+        )
+        calls.append(call)
+    return calls
 
 
 def _turn_error(record: dict[str, Any], payload: dict[str, Any] | None) -> Any:

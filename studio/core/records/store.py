@@ -3,11 +3,13 @@
 ``<workspace>/.hookstudio/records.sqlite3``, in WAL mode, holds two tables kept apart:
 
 - ``decisions``: the content-free run record of each run (who ran, on what, how it ended, the
-  contract's decision record, the effective change, warnings, the chain timeline, and a copy of
-  the turn error without its message, stderr tail, details or traceback code lines). Rows are
-  never removed by the studio.
+  contract's decision record, the effective change, warnings, the chain timeline, the host calls
+  the hook made (method, gate, where the reply came from, error code, depth, duration), and a
+  copy of the turn error without its message, stderr tail, details or traceback code lines).
+  Rows are never removed by the studio.
 - ``payloads``: what the run carried (the input, the result, stdout, stderr, the full turn error,
-  the values each chain hook returned and printed). The user may clear them; the run records
+  the values each chain hook returned and printed, the host calls' arguments, replies, error
+  messages and output). The user may clear them; the run records
   survive, and the space the payloads took is reused by later runs (no VACUUM).
 
 The schema version is ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as ours.
@@ -40,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from studio.core.json.pieces import dumps_in_pieces
 from studio.core.records.rebuild import rebuild_outcome
-from studio.core.run_outcome import RunOutcome, Status
+from studio.core.run_outcome import HostCall, RunOutcome, Status
 from studio.core.turn_error import ContractName, TurnError
 
 STORE_FOLDER = ".hookstudio"
@@ -102,7 +104,12 @@ def _v1_initial(connection: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+def _v2_calls(connection: sqlite3.Connection) -> None:
+    # The host calls a hook made (adf.*), content-free; runs stored before have none.
+    connection.execute("ALTER TABLE decisions ADD COLUMN calls TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_calls)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _SUMMARY_COLUMNS = (
@@ -119,7 +126,15 @@ _SUMMARY_COLUMNS = (
 )
 # The columns a free-text filter looks in: every summary column that holds text.
 _TEXT_COLUMNS = tuple(c for c in _SUMMARY_COLUMNS if c not in ("started_at", "duration_ms"))
-_DECISION_JSON_COLUMNS = ("hook", "inspection", "effective", "turn_error", "warnings", "chain")
+_DECISION_JSON_COLUMNS = (
+    "hook",
+    "inspection",
+    "effective",
+    "turn_error",
+    "warnings",
+    "chain",
+    "calls",
+)
 _SUMMARY_SELECT = ", ".join(f"d.{c}" for c in _SUMMARY_COLUMNS)
 _DECISION_SELECT = ", ".join(
     f"d.{c}" for c in (*_DECISION_JSON_COLUMNS, "stdout_truncated", "stderr_truncated")
@@ -207,6 +222,18 @@ def content_free_turn_error(error: TurnError) -> dict[str, Any]:
 _CHAIN_PAYLOAD_FIELDS = {"returned", "stdout", "stderr"}
 
 
+def content_free_call(call: HostCall) -> dict[str, Any]:
+    """A host call without what it carried: no arguments, reply, message or output."""
+    return {
+        "method": call.method,
+        "gate": call.gate,
+        "answered_by": call.answered_by,
+        "code": call.error.code if call.error else None,
+        "depth": call.depth,
+        "duration_ms": call.duration_ms,
+    }
+
+
 DECISION_KEY = "inspection"
 """Where a run record keeps the contract's decision record (as ``hook-studio run --json`` does)."""
 
@@ -231,6 +258,7 @@ def run_record(outcome: RunOutcome) -> dict[str, Any]:
         "chain": [
             step.model_dump(mode="json", exclude=_CHAIN_PAYLOAD_FIELDS) for step in outcome.chain
         ],
+        "calls": [content_free_call(call) for call in outcome.calls],
         "stdout_truncated": outcome.stdout_truncated,
         "stderr_truncated": outcome.stderr_truncated,
     }
@@ -248,6 +276,15 @@ def payload_record(outcome: RunOutcome) -> dict[str, Any]:
         "chain": [
             {"returned": step.returned, "stdout": step.stdout, "stderr": step.stderr}
             for step in outcome.chain
+        ],
+        "calls": [
+            {
+                "args": call.args,
+                "reply": call.reply,
+                "message": call.error.message if call.error else None,
+                "output": call.output,
+            }
+            for call in outcome.calls
         ],
     }
 
@@ -470,6 +507,7 @@ class RecordStore:
             None if outcome.turn_error is None else _dumps(record["turn_error"]),
             _dumps(record["warnings"]),
             _dumps(record["chain"]),
+            _dumps(record["calls"]),
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
@@ -480,8 +518,9 @@ class RecordStore:
             seq = db.execute(
                 "INSERT INTO decisions (run_id, started_at, contract, status, error_kind, "
                 "hook_source, hook_function, loop, sample, duration_ms, hook, inspection, "
-                "effective, turn_error, warnings, chain, stdout_truncated, stderr_truncated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "effective, turn_error, warnings, chain, calls, stdout_truncated, "
+                "stderr_truncated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             ).lastrowid
             db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
@@ -641,6 +680,7 @@ class RecordStore:
             "turn_error": columns["turn_error"],
             "warnings": columns["warnings"],
             "chain": columns["chain"],
+            "calls": columns["calls"],
             "stdout_truncated": bool(rest[len(_DECISION_JSON_COLUMNS)]),
             "stderr_truncated": bool(rest[len(_DECISION_JSON_COLUMNS) + 1]),
         }

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from studio.core.findings import Finding, PathPart, dotted, first_error
-from studio.core.json.js_values import JsValue
+from studio.core.json.js_values import JsValue, is_js_string
 from studio.core.json.values import type_name
 from studio.core.step.baseline import (
     TRANSCRIPT_KINDS,
@@ -285,7 +285,7 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
     for j, selector in enumerate(selectors):
         path: tuple[PathPart, ...] = ("use", "remove", j)
         selected = selector.get("id") if isinstance(selector, dict) else None
-        if not isinstance(selected, str):
+        if not is_js_string(selected):
             warning = Finding(path, _no_op_message(j, selector), NO_OP_SELECTOR, "warning")
             plan.findings.append(warning)
             continue
@@ -335,7 +335,7 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
     removed_ids = {baseline[k].id for k in removed}
     for i, entry in enumerate(adds):
         added_id = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(added_id, str) and added_id in removed_ids:
+        if is_js_string(added_id) and added_id in removed_ids:
             plan.findings.append(
                 Finding(
                     ("use", "add", i),
@@ -426,7 +426,7 @@ def _apply_tools(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
     if "activeTools" in snap:
         plan.active_tools = list(snap["activeTools"])
         for i, name in enumerate(plan.active_tools):
-            if not (isinstance(name, str) and name in available):
+            if not (is_js_string(name) and name in available):
                 plan.findings.append(
                     Finding(
                         ("activeTools", i),
@@ -547,7 +547,7 @@ def _label(entry: dict[str, Any]) -> str:
 
 
 def _no_op_message(j: int, selector: Any) -> str:
-    if isinstance(selector, str):
+    if is_js_string(selector):
         return (
             f"use.remove[{j}] is the bare string {shown_value(selector)}, which selects "
             f"nothing: write {{'id': {selector!r}}} to remove that contributor"

@@ -19,6 +19,7 @@ from typing import Any, Final, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.findings import Finding, PathPart, dotted
+from studio.core.json.js_values import is_js_string
 from studio.core.json.values import JsonProblem, is_safe_integer, type_name
 from studio.core.json.values import json_problem as first_json_problem
 
@@ -213,7 +214,7 @@ def parse_contributor(
         if key not in _CONTRIBUTOR_KEYS:
             findings.append(_finding((*path, key), f"unknown contributor field {key!r}"))
     raw_id = value.get("id")
-    if not isinstance(raw_id, str) or not raw_id:
+    if not is_js_string(raw_id) or not raw_id:
         findings.append(_finding((*path, "id"), _must("a non-empty string", (*path, "id"), raw_id)))
     kind = value.get("kind", "context")
     if kind not in CONTRIBUTOR_KINDS:
@@ -346,7 +347,7 @@ def _names(
         return []
     names: list[str] = []
     for i, name in enumerate(value):
-        if not isinstance(name, str) or not name:
+        if not is_js_string(name) or not name:
             findings.append(_finding((*path, i), _must("a non-empty tool name", (*path, i), name)))
         elif unique and name in names:
             findings.append(_finding((*path, i), f"tool {name!r} is listed twice in {_name(path)}"))

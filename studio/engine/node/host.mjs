@@ -12,6 +12,7 @@ import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { answerAdf, studioAnswered, takeCalls } from './adf_calls.mjs';
 import { rewrite } from './rewrite.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
@@ -68,6 +69,7 @@ process.stdin.on('end', () => process.exit(0));
 function onFrame(header, body) {
   if (header.op === 'call') startCall(header, body);
   else if (header.op === 'cancel') calls.get(header.id)?.stop('cancelled', 'Execution cancelled');
+  else if (header.op === 'answer') studioAnswered(header, body);
 }
 
 // ---- building the script ---------------------------------------------------------------
@@ -270,14 +272,6 @@ function release(entry, fit) {
   }
 }
 
-// ---- host calls of a hook (adf.*) -------------------------------------------------------
-
-// The answer to a hook's `adf.<method>(...)`: {ok: true, json} or {ok: false, code, message}.
-// `call.adf` is what the studio sent for the call in the header's `adf` field.
-async function answerAdf(call, message) {
-  return { ok: false, code: 'NOT_FOUND', message: `Tool "${message.method}" is not available` };
-}
-
 // ---- one call --------------------------------------------------------------------------
 
 function startCall(header, input) {
@@ -304,6 +298,7 @@ function startCall(header, input) {
         duration_ms: performance.now() - started,
         // Which Worker ran the call: the same number means the same realm.
         worker: entry?.worker.threadId ?? null,
+        calls: takeCalls(id),
       },
       body,
     );
@@ -330,6 +325,8 @@ function startCall(header, input) {
   }
 
   const call = {
+    id,
+    send,
     adf: header.adf,
     capture,
     onMessage,
@@ -437,7 +434,7 @@ function startCall(header, input) {
     else if (message.type === 'over') capture(message.stream, message.text);
     else if (message.type === 'adf') {
       answerAdf(call, message)
-        .catch((err) => ({ ok: false, code: 'INTERNAL', message: String(err?.message ?? err) }))
+        .catch((err) => ({ ok: false, code: 'HOST_ERROR', message: String(err?.message ?? err) }))
         .then((reply) => {
           if (!settled) entry.worker.postMessage({ ...reply, type: 'adf_reply', seq: message.seq });
         });

@@ -16,7 +16,10 @@ const CRUX = '@use-crux/core';
 const CRUX_URL = new URL('./crux_core.mjs', import.meta.url).href;
 const TYPESCRIPT = /\.m?ts$/;
 // A value JSON cannot carry crosses as this object; the Python side reads it back as a JsValue.
+// A key of the hook's own that is the mark followed by zero or more '~' crosses with one '~'
+// more (and loses it on the Python side), so no object of the hook's can pass for a mark.
 export const MARK = '__studio_js__';
+const MARK_KEY = /^__studio_js__~*$/;
 
 let job;
 let root;
@@ -219,8 +222,18 @@ function stepContext(payload, signal) {
     },
   });
   const context = payload.context;
-  const stats = { ...context.stats };
-  if (typeof stats.at === 'string') stats.at = new Date(stats.at);
+  const stats = {};
+  for (const [key, value] of Object.entries(context.stats ?? {})) {
+    // The context is read-only (spec/crux.md §2), but Object.freeze cannot stop a Date's
+    // setters: its time is an internal slot. Each read gives a Date of its own, so a hook may
+    // change the one it holds (`d.setHours(0)`) and the context still says the step's time.
+    const live = key === 'at' && typeof value === 'string';
+    Object.defineProperty(stats, key, {
+      ...(live ? { get: () => new Date(value) } : { value, writable: true }),
+      enumerable: true,
+      configurable: true,
+    });
+  }
   return Object.freeze({
     ...deepFreeze({ ...context, stats: undefined }),
     stats: deepFreeze(stats),
@@ -298,7 +311,7 @@ function encode(value, ancestors = []) {
     const item = value[key];
     if (item === undefined) continue;
     // defineProperty: a key named "__proto__" stays an own key, as it was in the hook's object.
-    Object.defineProperty(out, key, {
+    Object.defineProperty(out, MARK_KEY.test(key) ? `${key}~` : key, {
       value: encode(item, inner),
       enumerable: true,
       writable: true,
@@ -308,10 +321,48 @@ function encode(value, ancestors = []) {
   return out;
 }
 
+// The fields the reference reads from a contributor (and `id` from a remove selector). It reads
+// them as properties, so a class instance's getter, a prototype's field or a non-enumerable
+// property counts, where JSON would keep only the object's own enumerable keys.
+const CONTRIBUTOR_FIELDS = ['id', 'kind', '_tag', 'protected', 'tools', 'children'];
+
+function asRead(entry, fields, ancestors = []) {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
+  if (entry instanceof Date || ancestors.includes(entry)) return entry;
+  const view = {};
+  for (const key of Object.keys(entry)) {
+    Object.defineProperty(view, key, {
+      value: entry[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  for (const field of fields) {
+    if (Object.hasOwn(view, field)) continue;
+    const found = entry[field];
+    if (found !== undefined) view[field] = found;
+  }
+  if (Array.isArray(view.children)) {
+    const inner = [...ancestors, entry];
+    view.children = view.children.map((child) => asRead(child, fields, inner));
+  }
+  return view;
+}
+
+function readUse(use) {
+  if (use === null || typeof use !== 'object') return use;
+  const out = { ...use };
+  if (Array.isArray(use.add)) out.add = use.add.map((e) => asRead(e, CONTRIBUTOR_FIELDS));
+  if (Array.isArray(use.remove)) out.remove = use.remove.map((s) => asRead(s, ['id']));
+  return out;
+}
+
 function crossing(snap) {
   if (snap === undefined) return 'null';
   if (snap !== null && typeof snap === 'object' && !(snap instanceof Date)) {
     const { model, ...rest } = snap;
+    if ('use' in rest) rest.use = readUse(rest.use);
     const out = encode(rest);
     // `model` is kept whenever present, `undefined` included: the record counts its presence.
     if ('model' in snap) out.model = encode(model);
@@ -321,6 +372,15 @@ function crossing(snap) {
 }
 
 // ---- the call --------------------------------------------------------------------------------
+
+function typeOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') {
+    return /^class\b/.test(Function.prototype.toString.call(value)) ? 'a class' : 'a function';
+  }
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
 
 // Done while the Worker waits for its call: the module loader's first use costs milliseconds
 // that a call would otherwise wait for. No hook code runs here.
@@ -341,15 +401,18 @@ export async function runModule(received) {
   }
   const target = hookModule[fn];
   if (typeof target !== 'function') {
-    const found = Object.keys(hookModule)
-      .filter((name) => typeof hookModule[name] === 'function')
-      .sort();
-    const what = fn in hookModule ? 'is not a function' : 'is not exported';
-    return fail(
-      'function_missing',
-      `\`${fn}\` ${what} by ${job.path} (exported functions: ${found.join(', ') || 'none'})`,
-      { available: found },
-    );
+    const names = Object.keys(hookModule).sort();
+    const found = names.filter((name) => typeof hookModule[name] === 'function');
+    const exports = names.map((name) => `${name} (${typeOf(hookModule[name])})`);
+    const what = !(fn in hookModule)
+      ? fn === 'default'
+        ? `${job.path} has no default export (\`export default\`)`
+        : `\`${fn}\` is not exported by ${job.path}`
+      : `\`${fn}\` exported by ${job.path} is ${typeOf(target)}, not a function`;
+    return fail('function_missing', `${what}; its exports: ${exports.join(', ') || 'none'}`, {
+      available: found,
+      exports: names,
+    });
   }
   const payload = JSON.parse(job.input);
   const controller = new AbortController();

@@ -269,7 +269,11 @@ const BOOTSTRAP = `(function (outer, lent) {
       return async (...args) => {
         const arg = args.length === 0 ? {} : args.length === 1 ? args[0] : args;
         const text = stringify(arg) ?? 'null';
-        return new Promise((resolve, reject) => waiting.set(ask(name, text), { resolve, reject }));
+        // Made here, in the hook's own frames, so that a failure points at the calling line.
+        const error = new Error();
+        return new Promise((resolve, reject) =>
+          waiting.set(ask(name, text), { resolve, reject, error }),
+        );
       };
     },
   });
@@ -278,8 +282,15 @@ const BOOTSTRAP = `(function (outer, lent) {
     if (!entry) return;
     waiting.delete(seq);
     if (!ok) {
-      const error = new Error(message);
-      error.code = code;
+      const { error } = entry;
+      // Defined, not assigned: Error.prototype is frozen.
+      const own = (value) => ({ value, writable: true, configurable: true, enumerable: false });
+      const frames = String(error.stack).split('\\n').slice(1).join('\\n');
+      Object.defineProperties(error, {
+        message: own(message),
+        code: { ...own(code), enumerable: true },
+        stack: own('Error: ' + message + '\\n' + frames),
+      });
       entry.reject(error);
       return;
     }

@@ -401,18 +401,18 @@ def add_column(db: sqlite3.Connection) -> None:
 
 
 class TestMigrations:
-    def test_a_version_1_store_is_upgraded_and_keeps_its_rows(self, tmp_path):
+    def test_a_store_is_upgraded_and_keeps_its_rows(self, tmp_path):
         path = tmp_path / "records.sqlite3"
         runs = [ok_run(started_at=1.0), failed_run(started_at=2.0)]
-        with RecordStore(path, migrations=MIGRATIONS[:1]) as old:
+        with RecordStore(path) as old:
             for run in runs:
                 old.add(run)
             old.clear_payloads([runs[0].run_id])
-        assert pragma(path, "user_version") == 1
+        assert pragma(path, "user_version") == SCHEMA_VERSION
 
-        newer = (*MIGRATIONS[:1], add_column)
+        newer = (*MIGRATIONS, add_column)
         with RecordStore(path, migrations=newer) as upgraded:
-            assert upgraded.schema_version == 2
+            assert upgraded.schema_version == SCHEMA_VERSION + 1
             assert [s.run_id for s in upgraded.list()] == [runs[1].run_id, runs[0].run_id]
             assert upgraded.get(runs[1].run_id).outcome() == runs[1]
             assert upgraded.get(runs[0].run_id).payload is None
@@ -436,10 +436,13 @@ class TestMigrations:
             db.execute("CREATE TABLE half_done (x)")
             raise ValueError("boom")
 
-        with pytest.raises(RecordStoreError, match=r"from schema version 1 to 2.*boom"):
+        with pytest.raises(
+            RecordStoreError,
+            match=rf"from schema version {SCHEMA_VERSION} to {SCHEMA_VERSION + 1}.*boom",
+        ):
             RecordStore(path, migrations=(*MIGRATIONS, broken))
         with RecordStore(path) as reopened:
-            assert reopened.schema_version == 1
+            assert reopened.schema_version == SCHEMA_VERSION
             assert reopened.get(run.run_id).outcome() == run
         db = raw(path)
         try:
@@ -459,7 +462,7 @@ class TestMigrations:
             RecordStore(path)
         message = str(caught.value)
         assert str(path) in message
-        assert "schema version 2" in message
+        assert f"schema version {SCHEMA_VERSION + 1}" in message
         assert "newer" in message
         assert file_bytes(folder) == before
 
