@@ -74,8 +74,8 @@ def describe_outcome(outcome: RunOutcome) -> str:
         lines.append(f"ok: {head}{where} ({duration})")
         lines.extend(contract.describe(outcome))
     elif outcome.status == "not_applied":
-        target = where or " this loop"
-        lines.append(f"not applied: the hook does not target{target}; the request goes as it is")
+        target = f"loop '{outcome.loop}'" if outcome.loop else "this loop"
+        lines.append(f"not applied: the hook does not target {target}; the request goes as it is")
     else:
         error = outcome.turn_error
         assert error is not None
