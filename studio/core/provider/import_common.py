@@ -1,0 +1,92 @@
+"""What every importer does the same way: ADF's prefixes taken off the text (restoring
+``created_at`` and ``seq``), several system texts joined, unknown top-level keys reported."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from studio.core.findings import PathPart, dotted
+from studio.core.json.files import JsonFileError, parse_json_text
+from studio.core.provider.losses import LossReport
+from studio.core.provider.stamps import split_stamp
+
+SYSTEM_JOIN = "\n\n"
+
+
+def restore_stamp(
+    message: dict[str, Any], text: str, path: tuple[PathPart, ...], report: LossReport
+) -> str:
+    """``text`` without ADF's prefix; the prefix's time and sequence go back on ``message``."""
+    rest, created, seq = split_stamp(text)
+    if created is None:
+        return text
+    message["created_at"] = created
+    if seq is not None:
+        message["seq"] = seq
+    kept = "created_at and seq" if seq is not None else "created_at"
+    report.change(path, f"ADF's time prefix taken off the text ({kept} restored)")
+    return rest
+
+
+def unstamp_first_text(
+    message: dict[str, Any],
+    blocks: list[dict[str, Any]],
+    paths: list[tuple[PathPart, ...]],
+    report: LossReport,
+) -> None:
+    """Take ADF's prefix off the first text block of a message (where ADF put it)."""
+    for block, path in zip(blocks, paths, strict=True):
+        if block.get("type") == "text":
+            block["text"] = restore_stamp(message, block["text"], path, report)
+            return
+
+
+def join_system(parts: list[tuple[tuple[PathPart, ...], str]], report: LossReport) -> str:
+    """Several system texts become one (a request has one system string)."""
+    if len(parts) > 1:
+        where = ", ".join(dotted(path) for path, _ in parts)
+        report.change(
+            parts[1][0],
+            f"{len(parts)} system texts joined into one, separated by a blank line ({where})",
+        )
+    return SYSTEM_JOIN.join(text for _, text in parts)
+
+
+def parse_arguments(text: Any, path: tuple[PathPart, ...], report: LossReport) -> Any:
+    """A tool call's arguments: the parsed JSON, or the text as it is when it does not parse."""
+    if not isinstance(text, str):
+        report.change(path, "the arguments are not a JSON string; kept as they are")
+        return text
+    try:
+        return parse_json_text(text) if text.strip() else {}
+    except JsonFileError as exc:
+        why = str(exc).removeprefix("<text>: not JSON: ")
+        report.change(
+            path,
+            f"the arguments are not valid JSON ({why}); the input keeps their text as a string",
+        )
+        return text
+
+
+def not_representable(
+    body: dict[str, Any], keys: Iterable[str], report: LossReport, why: str
+) -> None:
+    for key in keys:
+        if key in body:
+            report.unrepresentable((key,), why)
+
+
+def number_option(
+    body: dict[str, Any], key: str, option: str, options: dict[str, Any], report: LossReport
+) -> None:
+    value = body.get(key)
+    if value is None:
+        if key in body:
+            report.drop((key,), "null; left out")
+        return
+    options[option] = value
+
+
+def text_of(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
