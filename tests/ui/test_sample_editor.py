@@ -99,7 +99,12 @@ def row_of(model: StructureModel, label: str, parent: QModelIndex | None = None)
 
 
 def test_the_list_shows_the_workspace_samples(editor: SampleEditor):
-    assert editor.sample_list.model.names == ["chain-refund", "step-escalated", "support-ticket"]
+    assert editor.sample_list.model.names == [
+        "chain-refund",
+        "step-escalated",
+        "support-ticket",
+        "support-ticket-context",
+    ]
     assert editor.current_sample() is None
     assert not editor.is_modified()
 
@@ -523,7 +528,13 @@ def test_the_sample_list_keeps_qts_model_rules(
     assert name is not None
     type_text(qtbot, editor, editor.editor.toPlainText().replace("persona", "writer"))
     assert editor.rename_sample(name, "renamed")
-    names = ["chain-refund", "renamed", "step-escalated", "support-ticket"]
+    names = [
+        "chain-refund",
+        "renamed",
+        "step-escalated",
+        "support-ticket",
+        "support-ticket-context",
+    ]
     assert editor.sample_list.model.names == names
 
 

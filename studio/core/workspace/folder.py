@@ -184,7 +184,9 @@ class Workspace:
         folder = self.root / SAMPLES_DIR
         if not folder.is_dir():
             return []
-        return [SampleFile(p.stem, p) for p in sorted(folder.glob("*.json")) if p.is_file()]
+        # By name, as a user reads them: "a" before "a-b" (file names would put "a-b.json" first).
+        found = sorted(folder.glob("*.json"), key=lambda p: p.stem)
+        return [SampleFile(p.stem, p) for p in found if p.is_file()]
 
     def sample(self, name: str) -> Sample:
         label = f"{SAMPLES_DIR}/{name}.json"

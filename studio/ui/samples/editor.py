@@ -138,7 +138,7 @@ class SampleEditor(QWidget):
         if self.workspace is None:
             return
         names = {s.name for s in self.workspace.samples()} | set(self.modified_samples())
-        self.sample_list.set_names(sorted(names, key=lambda n: f"{n}.json"))
+        self.sample_list.set_names(sorted(names))
         self._update_markers()
         current = self.current_sample()
         if current is not None:
