@@ -142,6 +142,7 @@ def _run(args: argparse.Namespace) -> int:
 
     workspace = _workspace(args.workspace)
     _known_sample(workspace, args.sample)
+    _provider_applies(workspace, args)
     _follow_node_settings()
 
     async def go() -> Any:
@@ -155,10 +156,11 @@ def _run(args: argparse.Namespace) -> int:
                 store.close()
 
     outcome = asyncio.run(go())
+    preview = _provider_preview(outcome, args.provider)
     if args.json:
-        _emit(outcome.to_cli_json())
+        _emit({**outcome.to_cli_json(), **({"provider": preview.to_json()} if preview else {})})
     else:
-        sys.stdout.write(describe_outcome(outcome))
+        sys.stdout.write(describe_outcome(outcome) + (preview.text() if preview else ""))
     return EXIT_TURN_ERROR if outcome.status == "turn_error" else EXIT_VALID
 
 
@@ -228,6 +230,10 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
         p.add_argument("-n", type=int, default=200, help="how many runs (default 200)")
         p.add_argument("--concurrency", type=int, default=1, metavar="C", help="runs at once")
 
+    def run_with_provider(p: argparse.ArgumentParser) -> None:
+        run(p)
+        _provider_argument(p)
+
     def schema(p: argparse.ArgumentParser) -> None:
         p.add_argument("name", nargs="?", help="print only this schema")
 
@@ -241,14 +247,118 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     return {
         **checks,
         "schema": ("print the JSON Schemas of the config and the studio's files", schema, _schema),
-        "run": ("run a hook on a sample in a fresh worker", run, _run),
+        "run": ("run a hook on a sample in a fresh worker", run_with_provider, _run),
         "bench": ("time a hook's round trip over many runs", bench_args, _bench),
+        "import-request": (
+            "turn a captured provider request body into a pre-LLM sample",
+            _import_arguments,
+            _import_request,
+        ),
         "records": (
             "list the stored runs of a workspace, newest first",
             _records_arguments,
             _records,
         ),
     }
+
+
+# ---- provider requests: import-request, and run --provider --------------------------------
+
+
+def _provider_argument(p: argparse.ArgumentParser) -> None:
+    from studio.core.provider.preview import PROVIDERS
+
+    p.add_argument(
+        "--provider",
+        choices=list(PROVIDERS),
+        help="also show the body this provider receives after the hook, and the prompt-cache "
+        "check (pre-LLM samples)",
+    )
+
+
+def _provider_applies(workspace: Any, args: argparse.Namespace) -> None:
+    from studio.core.workspace.folder import WorkspaceFileError
+
+    if args.provider is None:
+        return
+    try:
+        contract = workspace.sample(args.sample).contract
+    except WorkspaceFileError:
+        return  # the run reports the sample's problem
+    if contract != "pre_llm":
+        raise UsageError(f"--provider: sample {args.sample!r} is a {contract} sample, not pre-LLM")
+
+
+def _provider_preview(outcome: Any, provider: str | None) -> Any:
+    from studio.core.provider.run_preview import run_preview
+
+    return run_preview(outcome, provider) if provider else None
+
+
+def _import_arguments(p: argparse.ArgumentParser) -> None:
+    from studio.core.provider.formats import FORMATS
+
+    p.add_argument("file", help="the captured request body (JSON); '-' reads stdin")
+    p.add_argument("--format", choices=FORMATS, help="the body's format (default: detected)")
+    p.add_argument("--into", metavar="WORKSPACE", help="save the sample in this workspace")
+    p.add_argument("--name", help="the sample's name (default: the file's name)")
+    p.add_argument("--force", action="store_true", help="replace a sample of the same name")
+    p.add_argument(
+        "--dynamic-instructions",
+        action="store_true",
+        help="take a final user message as options.dynamicInstructions",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object on stdout: format, valid, incomplete, sample, losses, findings",
+    )
+
+
+def _import_request(args: argparse.Namespace) -> int:
+    """The sample on stdout and the loss report on stderr (or one JSON object with --json);
+    with --into, the sample saved. 1 when the sample does not pass the request checks."""
+    from studio.core.provider.importer import ImportFailed, import_body, parse_body, save_import
+    from studio.core.workspace.folder import SAMPLES_DIR
+    from studio.core.workspace.sample_files import clean_sample_name, free_sample_name
+
+    origin = "stdin" if args.file == "-" else args.file
+    try:
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{origin}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        imported = import_body(
+            parse_body(data, origin), args.format, dynamic_instructions=args.dynamic_instructions
+        )
+    except ImportFailed as exc:
+        raise UsageError(f"{origin}: {exc}") from None
+    result = imported.to_json()
+    if args.into and imported.valid:
+        samples = _workspace(args.into).root / SAMPLES_DIR
+        name = clean_sample_name(args.name) if args.name else ""
+        if not name:
+            stem = clean_sample_name(Path(args.file).name) if args.file != "-" else "imported"
+            name = free_sample_name(samples, stem or "imported", [])
+        try:
+            saved = save_import(samples, name, imported, data, force=args.force)
+        except FileExistsError:
+            raise UsageError(
+                f"{SAMPLES_DIR}/{name}.json exists already (--force replaces it)"
+            ) from None
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"not saved: {exc}") from None
+        result["saved"] = {"sample": str(saved.sample), "original": str(saved.original)}
+    if args.json:
+        _emit(result)
+    else:
+        if not args.into:
+            sys.stdout.write(imported.text())
+        lines = imported.report_lines()
+        if "saved" in result:
+            lines.append(f"saved {result['saved']['sample']} (original body: {saved.original})")
+        sys.stderr.write("".join(f"{line}\n" for line in lines))
+    return EXIT_VALID if imported.valid else EXIT_INVALID
 
 
 def _parser() -> argparse.ArgumentParser:
