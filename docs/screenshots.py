@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from studio.core.app_settings import AppSettings
 from studio.ui.main_window import MainWindow
-from studio.ui.run_view import TAB_DECISION
+from studio.ui.run_view import TAB_CALLS, TAB_DECISION
 
 DOCS = Path(__file__).resolve().parent
 BUNDLED = DOCS.parent / "resources" / "sample-workspace"
@@ -68,8 +68,13 @@ def main() -> int:
     run(window, "support-ticket")
     shoot(window, "window.png")
 
-    run(window, "support-ticket", hook="lib/failing.py:tool_result_from_assistant")
+    run(window, "support-ticket", hook="lib/failing.ts:typoKey")
     shoot(window, "turn-error.png")
+
+    run(window, "support-ticket-context", hook="lib/context.ts:withTicketContext")
+    tabs.setCurrentIndex(TAB_CALLS)
+    settle()
+    shoot(window, "calls.png")
 
     run(window, "step-escalated")
     tabs.setCurrentIndex(TAB_DECISION)

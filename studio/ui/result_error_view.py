@@ -212,7 +212,8 @@ class TurnErrorView(QWidget):
 
         self.frames.clear()
         for frame in error.traceback:
-            text = f"{frame.file}, line {frame.line}, in {frame.function}"
+            column = f", column {frame.column}" if frame.column else ""
+            text = f"{frame.file}, line {frame.line}{column}, in {frame.function}"
             if frame.code:
                 text += f"\n    {frame.code}"
             item = QListWidgetItem(text)

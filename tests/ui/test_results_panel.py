@@ -164,6 +164,21 @@ class TestTurnError:
             qtbot.mouseClick(view.frames.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
         assert opened.args == ["lib/failing.py", line]
 
+    def test_a_typescript_frame_names_the_line_and_column_in_the_users_file(
+        self, qtbot, panel, sample_workspace
+    ):
+        (outcome,) = run(sample_workspace, ("support-ticket", None, "lib/failing.ts:typoKey"))
+        shown(qtbot, panel, outcome)
+        source = (sample_workspace / "lib" / "failing.ts").read_text().splitlines()
+        line = next(i for i, text in enumerate(source, 1) if "request.message.at" in text)
+        column = source[line - 1].index("at(-1)") + 1
+        view = panel.run.error_view
+        assert view.frames.count() == 1
+        assert view.frames.item(0).text().startswith(
+            f"lib/failing.ts, line {line}, column {column}, in typoKey"
+        )
+        assert f"at lib/failing.ts:{line}:{column}" in view.message.text()
+
     def test_the_path_link_jumps_to_the_value_in_the_result(self, qtbot, panel, sample_workspace):
         (outcome,) = run(
             sample_workspace, ("step-escalated", None, "lib/failing.py:activate_unknown_tool")
