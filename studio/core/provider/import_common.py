@@ -61,7 +61,7 @@ def parse_arguments(text: Any, path: tuple[PathPart, ...], report: LossReport) -
     try:
         return parse_json_text(text) if text.strip() else {}
     except JsonFileError as exc:
-        why = str(exc).removeprefix("<text>: not JSON: ")
+        why = str(exc).removeprefix("<text>: not JSON: ").replace(" at at ", " at ")
         report.change(
             path,
             f"the arguments are not valid JSON ({why}); the input keeps their text as a string",
