@@ -27,8 +27,16 @@ def _emit(result: dict[str, Any]) -> None:
 
 
 def _read(path: str) -> Any:
+    """A JSON file; for an ``.adf`` agent file, its agent config."""
     from studio.core.json.files import JsonFileError, read_json_file
 
+    if path.endswith(".adf") and Path(path).is_file():
+        from studio.core.workspace.adf_file import AdfFile, AdfFileError
+
+        try:
+            return AdfFile.open(path).config()
+        except AdfFileError as exc:
+            raise UsageError(str(exc)) from None
     try:
         return read_json_file(path)
     except JsonFileError as exc:
@@ -63,8 +71,11 @@ def _schema(args: argparse.Namespace) -> int:
     return EXIT_VALID
 
 
+WORKSPACE_HELP = "a workspace folder or an .adf agent file"
+
+
 def _records_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("workspace", help="a workspace folder")
+    p.add_argument("workspace", help=WORKSPACE_HELP)
     p.add_argument("--limit", type=int, metavar="N", help="only the N newest records")
     p.add_argument(
         "--jsonl",
@@ -81,12 +92,9 @@ def _records(args: argparse.Namespace) -> int:
         store_path,
     )
 
-    workspace = Path(args.workspace)
-    if not workspace.is_dir():
-        raise UsageError(f"{workspace}: no such workspace folder")
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit {args.limit}: must be at least 1")
-    path = store_path(workspace)
+    path = store_path(_workspace(args.workspace).root)
     if not path.exists():  # nothing ran here yet; reading creates nothing
         summaries = []
     else:
@@ -108,12 +116,22 @@ EXIT_TURN_ERROR = 3
 
 
 def _workspace(path: str) -> Any:
+    from studio.core.workspace.adf_file import AdfFileError
     from studio.core.workspace.folder import Workspace
 
     try:
-        return Workspace.open(path)
-    except FileNotFoundError as exc:
+        workspace = Workspace.open(path)
+    except (FileNotFoundError, AdfFileError) as exc:
         raise UsageError(str(exc)) from None
+    if workspace.open_elsewhere:
+        print(
+            f"hook-studio: {workspace.location}: the agent looks open in ADF (-wal/-shm beside "
+            "the file); its config cannot be saved until ADF closes it",
+            file=sys.stderr,
+        )
+    elif workspace.read_only_reason:
+        print(f"hook-studio: {workspace.location}: {workspace.read_only_reason}", file=sys.stderr)
+    return workspace
 
 
 def _known_sample(workspace: Any, name: str) -> None:
@@ -209,9 +227,67 @@ def _bench(args: argparse.Namespace) -> int:
     return EXIT_VALID
 
 
+def _hook_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workspace", help=WORKSPACE_HELP)
+    p.add_argument(
+        "--set",
+        metavar="FILE",
+        help="validate this pre_llm_hook (JSON; '-' reads stdin, null removes the hook) and "
+        "save it",
+    )
+
+
+def _hook(args: argparse.Namespace) -> int:
+    """Print the pre-LLM hook config, or validate and save a new one by the editor's path."""
+    from studio.core.findings import errors, warnings
+    from studio.core.json.files import JsonFileError
+    from studio.core.pre_llm.config import HOOK_KEY, check_agent_config
+    from studio.core.workspace.adf_file import AdfFileError
+    from studio.core.workspace.agent_document import ExternalChange
+    from studio.core.workspace.folder import WorkspaceFileError
+
+    workspace = _workspace(args.workspace)
+    try:
+        document = workspace.hook_document()
+    except (JsonFileError, WorkspaceFileError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.set is None:
+        _emit({HOOK_KEY: document.hook_config} if HOOK_KEY in document.document else {})
+        return EXIT_VALID
+    if args.set == "-":
+        text = sys.stdin.read()
+        try:
+            new = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"stdin: not JSON: {exc}") from None
+    else:
+        new = _read(args.set)
+    check = check_agent_config({**document.document, HOOK_KEY: new})
+    result: dict[str, Any] = {
+        "valid": check.valid,
+        "errors": [f.to_json() for f in errors(check.findings)],
+        "warnings": [f.to_json() for f in warnings(check.findings)],
+    }
+    if not check.valid:
+        _emit(result)
+        return EXIT_INVALID
+    if new is not None and not isinstance(new, dict):
+        raise UsageError(f"{args.set}: a pre_llm_hook to save must be an object or null")
+    try:
+        if new is None:
+            document.remove_hook()
+        else:
+            document.save_config(new)
+    except (AdfFileError, JsonFileError, ExternalChange, OSError) as exc:
+        raise UsageError(f"not saved: {exc}") from None
+    result["saved"] = str(workspace.location)
+    _emit(result)
+    return EXIT_VALID
+
+
 def _open_studio(args: argparse.Namespace) -> int:
-    if args.workspace and not Path(args.workspace).is_dir():
-        raise UsageError(f"{args.workspace}: no such workspace folder")
+    if args.workspace and not Path(args.workspace).exists():
+        raise UsageError(f"{args.workspace}: no such workspace folder or .adf file")
     from studio.ui.app import run_studio
 
     return run_studio(args.workspace)
@@ -219,7 +295,7 @@ def _open_studio(args: argparse.Namespace) -> int:
 
 def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable]]:
     def run(p: argparse.ArgumentParser) -> None:
-        p.add_argument("workspace", help="a workspace folder")
+        p.add_argument("workspace", help=WORKSPACE_HELP)
         p.add_argument("--sample", required=True, metavar="NAME", help="samples/NAME.json")
         p.add_argument("--loop", metavar="NAME", help="the loop to run on (default: the sample's)")
         p.add_argument("--hook", metavar="SOURCE", help="run this path[:function] instead")
@@ -258,6 +334,11 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
             "list the stored runs of a workspace, newest first",
             _records_arguments,
             _records,
+        ),
+        "hook": (
+            "print a workspace's pre-LLM hook config, or validate and save a new one (--set)",
+            _hook_arguments,
+            _hook,
         ),
     }
 
@@ -377,10 +458,11 @@ def _parser() -> argparse.ArgumentParser:
 def _studio_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hook-studio",
-        description="Open the studio on a workspace folder (the last one, or the bundled sample).",
+        description="Open the studio on a workspace folder or an .adf agent file (the last one, "
+        "or the bundled sample).",
         epilog="Commands: " + ", ".join(_subcommands()) + " (hook-studio COMMAND --help)",
     )
-    parser.add_argument("workspace", nargs="?", help="a workspace folder")
+    parser.add_argument("workspace", nargs="?", help=WORKSPACE_HELP)
     parser.set_defaults(handler=_open_studio)
     return parser
 

@@ -78,7 +78,7 @@ class Runner:
         if runtime is None or not runtime.serves(settings):
             if runtime is not None:
                 await runtime.close()
-            runtime = kind(self.workspace.root, settings, in_pieces=self.cooperative)
+            runtime = kind(self.workspace.source_root, settings, in_pieces=self.cooperative)
             self._runtimes[kind] = runtime
         return runtime
 
@@ -215,7 +215,14 @@ class Runner:
         hook, loop = call.hook, call.loop
         ref = parse_source_ref(call.source.strip())
         try:
-            path = resolve_source_path(self.workspace.root, ref.path)
+            # An .adf keeps its sources in the database; the runtimes read copies of them.
+            await asyncio.to_thread(self.workspace.sync_sources)
+        except WorkspaceFileError as exc:
+            raise SourceUnavailable(
+                turn_error("source_missing", str(exc), hook=hook, loop=loop)
+            ) from None
+        try:
+            path = resolve_source_path(self.workspace.source_root, ref.path)
         except SourceOutsideWorkspace as exc:
             raise SourceUnavailable(
                 turn_error("source_outside_workspace", str(exc), hook=hook, loop=loop)

@@ -199,7 +199,7 @@ class TestProblems:
         assert_usage_error(run(str(tmp_path / "missing")), "missing: no such workspace folder")
         file = tmp_path / "file.txt"
         file.write_text("x")
-        assert_usage_error(run(str(file), "--jsonl"), "no such workspace folder")
+        assert_usage_error(run(str(file), "--jsonl"), "file.txt: is not a SQLite database")
 
     def test_a_store_that_is_not_a_database(self, workspace):
         path = store_path(workspace)

@@ -551,6 +551,13 @@ class AgentDocument:
         root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
         return cls.load(root / AGENT_FILE)
 
+    @classmethod
+    def from_text(cls, text: str, origin: Path) -> AgentDocument:
+        """A document over config text that is not a file of its own (an ``.adf``'s
+        ``config_json``); ``origin`` names it in errors. Only its text edits apply: it has no
+        version on disk to save to."""
+        return cls(origin, _Disk(text.encode("utf-8"), None), _parse(text, origin), False)
+
     @staticmethod
     def _read(path: Path) -> tuple[_Disk, _Parsed, bool]:
         disk = _read_disk(path)
@@ -691,7 +698,11 @@ class AgentDocument:
         Raises ``DraftInvalid`` (nothing is written), :class:`ExternalChange` when the file
         changed on disk since load and ``force`` is not set, and :class:`AgentDocumentError` when
         the file on disk cannot be read as a JSON object (never overwritten, even with force)."""
-        config = draft_to_config(draft)
+        return self.save_config(draft_to_config(draft), force=force)
+
+    def save_config(self, config: Mapping[str, Any], *, force: bool = False) -> str:
+        """Write ``config`` (already validated) as ``pre_llm_hook``, under the rules of
+        :meth:`save`; the one path by which every hook edit of a workspace is saved."""
         return self._write(self.with_hook(config), force)
 
     def remove_hook(self, *, force: bool = False) -> str:
@@ -785,3 +796,43 @@ def _check(new_text: str, before: dict[str, Any], hook: dict[str, Any] | None) -
     hook_ok = HOOK_KEY not in after if hook is None else _same(after.get(HOOK_KEY), hook)
     if not (hook_ok and _same(others_before, others_after)):
         raise _EditBroken("editing agent.json would change more than pre_llm_hook")
+
+
+METADATA_KEY = "metadata"
+UPDATED_AT_KEY = "updated_at"
+
+
+def with_metadata_stamp(text: str, stamp: str, origin: Path) -> str:
+    """``text`` with ``metadata.updated_at`` set to ``stamp``, every other byte as it is (an
+    agent config that ADF stamps on each save). A config without a ``metadata`` object is
+    returned unchanged: the studio adds no keys the runtime did not write."""
+    parsed = _parse(text, origin)
+    root = parsed.root
+    metas = [m for m in root.members if m.key == METADATA_KEY] if root else []
+    if not metas or metas[-1].value_object is None:
+        return text
+    obj = metas[-1].value_object
+    fmt = parsed.formatting
+    value = _dumps(stamp, fmt.ensure_ascii)
+    stamps = [m for m in obj.members if m.key == UPDATED_AT_KEY]
+    if stamps:
+        edit: _Edit = (stamps[-1].value_start, stamps[-1].value_end, value)
+    elif not obj.members:
+        layout = _new_layout(fmt, _line_indent(text, metas[-1].key_start))
+        edit = (obj.start, obj.end, _object_text([(_key_text(UPDATED_AT_KEY, fmt), value)], layout))
+    else:
+        last = obj.members[-1]
+        layout = _member_layout(text, last, _layout(text, obj, fmt))
+        addition = (
+            layout.item_separator + _key_text(UPDATED_AT_KEY, fmt) + layout.key_separator + value
+        )
+        edit = (last.value_end, last.value_end, addition)
+    new_text = _apply(text, [edit])
+    after = json.loads(new_text)
+    before = parsed.document
+    expected = {
+        k: ({**v, UPDATED_AT_KEY: stamp} if k == METADATA_KEY else v) for k, v in before.items()
+    }
+    if not _same(after, expected):
+        raise _EditBroken("stamping metadata.updated_at would change more than that key")
+    return new_text

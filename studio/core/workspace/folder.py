@@ -1,7 +1,21 @@
-"""A workspace folder: the agent config, the studio's own settings file, hook sources, samples.
+"""A workspace: the agent config, the studio's own settings file, hook sources, samples.
+
+:class:`Workspace` is a folder (``agent.json``, ``hookstudio.json``, hook sources, ``samples/``,
+the studio's state in ``.hookstudio/``); :meth:`Workspace.open` given an ``.adf`` agent file
+returns an :class:`~studio.core.workspace.adf_workspace.AdfWorkspace`, which answers the same
+questions from the database. Callers (editor, runner, records, CLI) use only this API:
+
+- ``root``: the folder of samples, settings and records (for an ``.adf``, the state folder beside
+  it); ``location``: what the user opened; ``source_root``: where the runtimes read hook sources,
+  after ``sync_sources()``;
+- ``agent_document()`` and ``hook_document()`` (the config, and its editable document whose
+  ``save_config`` is the one way a hook edit is saved); ``settings()``; ``samples()``/``sample()``;
+- ``hook_sources()``, ``source_files()``, ``read_source()``, ``write_source()``;
+- ``read_only_reason`` and ``open_elsewhere`` (an ``.adf`` of an unknown schema, or one that looks
+  open in ADF).
 
 Every file here may be malformed; each reader returns the problem with the file and the JSON
-path instead of raising, and nothing here ever writes a file.
+path instead of raising. Only ``write_source`` writes a hook source file.
 """
 
 from __future__ import annotations
@@ -9,13 +23,17 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from studio.core.findings import Finding
 from studio.core.json.files import JsonFileError, read_json_file
 from studio.core.pre_llm.config import loop_name_problem
+from studio.core.workspace.adf_file import SourceWrite
+
+if TYPE_CHECKING:
+    from studio.core.workspace.agent_document import AgentDocument
 
 AGENT_FILE = "agent.json"
 STUDIO_FILE = "hookstudio.json"
@@ -87,8 +105,26 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class SourceFile:
+    """A hook source and what may be done with it: ``protection`` (``read_only``, ``no_delete``,
+    ``none``) and ``authorized`` come from an ``.adf``'s ``adf_files``; a folder's sources are
+    ``none``, authorized when ``hookstudio.json``'s ``adf.authorized`` lists them."""
+
+    path: str
+    protection: str = "none"
+    authorized: bool = False
+    mime_type: str | None = None
+    size: int | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.protection == "read_only"
+
+
+@dataclass(frozen=True)
 class Workspace:
     root: Path
+    kind: ClassVar[str] = "folder"
     # Parsed files by path, kept while the file's size, inode and modification time stay the
     # same: a run re-reads nothing that did not change. Callers must not mutate what they get.
     _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = field(
@@ -110,10 +146,91 @@ class Workspace:
 
     @classmethod
     def open(cls, path: str | Path) -> Workspace:
+        """A folder, or an ``.adf`` agent file (any file: one that is not an agent is refused).
+
+        Raises ``FileNotFoundError`` when nothing is there and
+        :class:`~studio.core.workspace.adf_file.AdfFileError` for a file that is not a usable
+        agent (the file is left untouched)."""
         root = Path(path)
+        if root.is_file():
+            from studio.core.workspace.adf_workspace import AdfWorkspace
+
+            return AdfWorkspace.open_file(root)
         if not root.is_dir():
-            raise FileNotFoundError(f"{path}: no such workspace folder")
+            raise FileNotFoundError(f"{path}: no such workspace folder or .adf file")
         return cls(Path(os.path.realpath(root)))
+
+    @property
+    def location(self) -> Path:
+        """What was opened: the folder, or the ``.adf`` file."""
+        return self.root
+
+    @property
+    def agent_label(self) -> str:
+        """How messages name where the agent config lives."""
+        return AGENT_FILE
+
+    @property
+    def source_root(self) -> Path:
+        """The folder the runtimes resolve hook source paths in."""
+        return self.root
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why nothing of the agent may be written, or None (a folder is always writable)."""
+        return None
+
+    @property
+    def open_elsewhere(self) -> bool:
+        """Whether the agent looked open in another program when the workspace was opened."""
+        return False
+
+    def hook_document(self) -> AgentDocument:
+        """The editable agent config; its ``save_config`` saves a hook edit."""
+        from studio.core.workspace.agent_document import AgentDocument
+
+        return AgentDocument.load(self.agent_path)
+
+    def sync_sources(self) -> Path:
+        """Make :attr:`source_root` hold the current hook sources; a folder already does."""
+        return self.source_root
+
+    def source_files(self, extensions: tuple[str, ...]) -> list[SourceFile]:
+        """:meth:`hook_sources` with each one's protection and authorized state."""
+        try:
+            section = self.settings().section("adf")
+        except WorkspaceFileError:
+            section = None
+        authorized = set(getattr(section, "authorized", ()))
+        return [SourceFile(p, authorized=p in authorized) for p in self.hook_sources(extensions)]
+
+    def read_source(self, path: str) -> str:
+        """A hook source's text. Raises :class:`WorkspaceFileError` when it cannot be read."""
+        from studio.core.source_ref import SourceOutsideWorkspace, resolve_source_path
+
+        try:
+            return resolve_source_path(self.source_root, path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, SourceOutsideWorkspace) as exc:
+            raise WorkspaceFileError(
+                path, [Finding((), f"cannot be read: {exc}", "workspace.source")]
+            ) from None
+
+    def write_source(self, path: str, text: str, *, deauthorize: bool = False) -> SourceWrite:
+        """Write a hook source (UTF-8, atomically). ``deauthorize`` matters only for an
+        ``.adf``, where an edit removes a file's authorization."""
+        from studio.core.source_ref import resolve_source_path
+        from studio.core.workspace.atomic_write import write_atomically
+
+        target = resolve_source_path(self.source_root, path)
+        data = text.encode("utf-8")
+        try:
+            if target.read_bytes() == data:
+                return SourceWrite("unchanged", path)
+        except OSError:
+            pass
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, data)
+        return SourceWrite("saved", path)
 
     @property
     def agent_path(self) -> Path:

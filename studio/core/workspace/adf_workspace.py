@@ -1,0 +1,267 @@
+"""An ``.adf`` agent file as a workspace (spec/adf-file.md).
+
+The agent config comes from ``adf_config`` row 1 and the hook sources from ``adf_files``; the
+studio's own state (``hookstudio.json``, ``samples/``, records, drafts) lives in a folder beside
+the file, ``<name>.adf.hookstudio/``, never inside the user's database. That folder is the
+workspace's :attr:`~Workspace.root`, so samples, settings and records work as for a folder.
+
+The runtimes read hook sources from real files: before each hook call the runner asks the
+workspace to :meth:`AdfWorkspace.sync_sources`, which copies every ``adf_files`` row whose content
+differs from the copy into ``.hookstudio/sources/`` (read-only files; the database stays the only
+place an edit goes). Which sources are authorized comes from the ``authorized`` column, as the
+``adf`` section of the settings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from studio.core.findings import Finding
+from studio.core.pre_llm.config import HOOK_KEY
+from studio.core.pre_llm.host_calls import AdfSettings
+from studio.core.workspace.adf_file import (
+    BUSY_TIMEOUT_S,
+    AdfFile,
+    AdfFileError,
+    SourceWrite,
+    source_path_problem,
+)
+from studio.core.workspace.agent_document import (
+    AgentDocument,
+    ExternalChange,
+    FileStamp,
+    _Disk,
+    _parse,
+    _same,
+    with_metadata_stamp,
+)
+from studio.core.workspace.atomic_write import write_atomically
+from studio.core.workspace.folder import (
+    STATE_DIR,
+    SourceFile,
+    StudioSettings,
+    Workspace,
+    WorkspaceFileError,
+)
+
+STATE_SUFFIX = ".hookstudio"
+SOURCES_DIR = "sources"
+ADF_RULE = "workspace.adf"
+ADF_SECTION = "adf"
+
+_ABSENT = object()
+_READ_ONLY_FILE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+
+
+def state_folder(adf_path: str | Path) -> Path:
+    """Where the studio keeps its own state for the agent file ``adf_path``."""
+    path = Path(adf_path)
+    return path.with_name(path.name + STATE_SUFFIX)
+
+
+def workspace_error(exc: AdfFileError) -> WorkspaceFileError:
+    return WorkspaceFileError(str(exc.path), [Finding((), exc.reason, ADF_RULE)])
+
+
+@dataclass(frozen=True)
+class AdfWorkspace(Workspace):
+    """A workspace over one ``.adf`` file; ``root`` is its state folder beside the file."""
+
+    adf: AdfFile = field(kw_only=True, compare=False, repr=False)
+    kind: ClassVar[str] = "adf"
+
+    @classmethod
+    def open_file(cls, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> AdfWorkspace:
+        """Open the agent file ``path`` and make its state folder. Raises
+        :class:`~studio.core.workspace.adf_file.AdfFileError` (file named, file untouched)."""
+        adf = AdfFile.open(Path(os.path.realpath(path)), timeout=timeout)
+        root = state_folder(adf.path)
+        try:
+            root.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise AdfFileError(
+                adf.path, f"cannot create the studio's folder {root} ({exc.strerror or exc})"
+            ) from None
+        return cls(root, adf=adf)
+
+    # -- what was opened -----------------------------------------------------------------------
+
+    @property
+    def location(self) -> Path:
+        return self.adf.path
+
+    @property
+    def agent_label(self) -> str:
+        return self.adf.path.name
+
+    @property
+    def source_root(self) -> Path:
+        return self.root / STATE_DIR / SOURCES_DIR
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return self.adf.read_only_reason
+
+    @property
+    def open_elsewhere(self) -> bool:
+        return self.adf.open_elsewhere
+
+    # -- the agent config ----------------------------------------------------------------------
+
+    def agent_document(self) -> object:
+        try:
+            return self.adf.config()
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+
+    def hook_document(self) -> AdfHookDocument:
+        try:
+            return AdfHookDocument.load_adf(self.adf)
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+
+    def settings(self) -> StudioSettings:
+        """``hookstudio.json`` in the state folder, with the ``adf`` section taken from the
+        agent file: the sources whose ``authorized`` column is 1."""
+        settings = super().settings()
+        try:
+            authorized = tuple(f.path for f in self.adf.files() if f.authorized)
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+        settings._sections[ADF_SECTION] = AdfSettings(authorized=authorized)
+        return settings
+
+    # -- hook sources --------------------------------------------------------------------------
+
+    def hook_sources(self, extensions: tuple[str, ...]) -> list[str]:
+        try:
+            return [f.path for f in self.adf.files() if f.path.endswith(extensions)]
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+
+    def source_files(self, extensions: tuple[str, ...]) -> list[SourceFile]:
+        try:
+            files = self.adf.files()
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+        return [
+            SourceFile(f.path, f.protection, f.authorized, f.mime_type, f.size)
+            for f in files
+            if f.path.endswith(extensions)
+        ]
+
+    def read_source(self, path: str) -> str:
+        try:
+            found = self.adf.file(path)
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+        if found is None:
+            raise WorkspaceFileError(
+                str(self.adf.path), [Finding((), f"no file {path!r} in the agent", ADF_RULE)]
+            )
+        text = found.text
+        if text is None:
+            raise WorkspaceFileError(
+                str(self.adf.path), [Finding((), f"{path} is not UTF-8 text", ADF_RULE)]
+            )
+        return text
+
+    def write_source(self, path: str, text: str, *, deauthorize: bool = False) -> SourceWrite:
+        """Write into ``adf_files`` (see :meth:`AdfFile.write_source`): ``would_deauthorize``
+        asks the caller to confirm; raises ``AdfFileError`` when refused or busy."""
+        return self.adf.write_source(path, text, deauthorize=deauthorize)
+
+    def sync_sources(self) -> Path:
+        """Copy the agent's files into :attr:`source_root` for the runtimes: only files whose
+        bytes differ are written, each read-only; copies of files no longer in the agent go."""
+        try:
+            files = self.adf.files()
+        except AdfFileError as exc:
+            raise workspace_error(exc) from None
+        target_root = self.source_root
+        target_root.mkdir(parents=True, exist_ok=True)
+        wanted: set[Path] = set()
+        for source in files:
+            if source_path_problem(source.path):
+                continue  # a key that is no relative path has no place as a file
+            target = target_root / source.path
+            wanted.add(target)
+            try:
+                if target.read_bytes() == source.content:
+                    continue
+            except OSError:
+                pass
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(target, source.content)
+            os.chmod(target, _READ_ONLY_FILE)
+        for dirpath, _dirnames, filenames in os.walk(target_root, topdown=False):
+            for name in filenames:
+                stale = Path(dirpath) / name
+                if stale not in wanted:
+                    with contextlib.suppress(OSError):
+                        stale.unlink()
+            if Path(dirpath) != target_root:
+                with contextlib.suppress(OSError):
+                    os.rmdir(dirpath)  # only when empty
+        return target_root
+
+
+_CHANGED = FileStamp(0, 0, 0)
+
+
+class AdfHookDocument(AgentDocument):
+    """The config of an ``.adf`` with the editing API of ``agent.json``'s document.
+
+    Saving goes through :meth:`AdfFile.save_config_text`: inside one transaction the config is
+    re-read, only ``pre_llm_hook`` is changed (every other key keeps its bytes and place) and
+    ``metadata.updated_at`` is set to the save's time. When the hook in the file is no longer
+    the one loaded, :class:`ExternalChange` is raised unless ``force``."""
+
+    def __init__(self, adf: AdfFile, text: str) -> None:
+        super().__init__(adf.path, _Disk(text.encode("utf-8"), None), _parse(text, adf.path), False)
+        self.adf = adf
+
+    @classmethod
+    def load_adf(cls, adf: AdfFile) -> AdfHookDocument:
+        return cls(adf, adf.config_text())
+
+    def reload(self) -> None:
+        text = self.adf.config_text()
+        self._disk, self._parsed = _Disk(text.encode("utf-8"), None), _parse(text, self.path)
+
+    def changed_on_disk(self) -> bool:
+        return self.adf.config_text() != self.text
+
+    def save_config(self, config: Mapping[str, Any], *, force: bool = False) -> str:
+        return self._save_hook(dict(config), force)
+
+    def remove_hook(self, *, force: bool = False) -> str:
+        if HOOK_KEY not in self.document:
+            return self.text
+        return self._save_hook(None, force)
+
+    def _save_hook(self, config: dict[str, Any] | None, force: bool) -> str:
+        loaded = self.document.get(HOOK_KEY, _ABSENT)
+
+        def edit(current: str, stamp: str) -> str:
+            document = AgentDocument.from_text(current, self.path)
+            now = document.document.get(HOOK_KEY, _ABSENT)
+            same = now is loaded or (
+                now is not _ABSENT and loaded is not _ABSENT and _same(now, loaded)
+            )
+            if not same and not force:
+                raise ExternalChange(self.path, _CHANGED, _CHANGED)
+            new = document.with_hook(config) if config is not None else document.without_hook()
+            if new == current:
+                return current
+            return with_metadata_stamp(new, stamp, self.path)
+
+        text = self.adf.save_config_text(edit)
+        self._disk, self._parsed = _Disk(text.encode("utf-8"), None), _parse(text, self.path)
+        return text
