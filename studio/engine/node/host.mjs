@@ -199,10 +199,14 @@ let spares = [];
 // What a reply says of the Worker that made it: these outcomes leave it fit for another call.
 const KEPT = new Set(['exception', 'function_missing', 'load_failed', 'invalid_result']);
 
-function newWorker(memoryBytes, pooled) {
+function heapSizes(memoryBytes) {
   const mb = Math.max(16, Math.floor(memoryBytes / (1 << 20)));
+  return { maxOldGenerationSizeMb: mb, maxYoungGenerationSizeMb: Math.min(64, mb) };
+}
+
+function newWorker(memoryBytes, pooled) {
   const worker = new Worker(WORKER, {
-    resourceLimits: { maxOldGenerationSizeMb: mb, maxYoungGenerationSizeMb: Math.min(64, mb) },
+    resourceLimits: heapSizes(memoryBytes),
     env: {},
     stdout: true,
     stderr: true,
@@ -224,6 +228,7 @@ function newWorker(memoryBytes, pooled) {
   worker.on('exit', (code) => {
     entry.broken = true;
     pool.delete(entry);
+    holders.delete(entry);
     entry.call?.onExit(code);
   });
   // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
@@ -272,6 +277,105 @@ function release(entry, fit) {
   }
 }
 
+// ---- memory ----------------------------------------------------------------------------
+
+// A Worker's resourceLimits bound only its V8 heap. What lives outside it (Buffer and
+// ArrayBuffer backing stores, WebAssembly memories, zlib's output) V8 counts as the Worker's
+// external memory, and getHeapStatistics() reports both even while the Worker runs a
+// synchronous loop: it answers at the Worker's next interrupt check, so only after a single
+// allocation in progress has finished. While a call runs, its Worker is sampled every
+// SAMPLE_MS. Measured here, touching new memory runs at about 1 to 2 GB/s and a request answers
+// in 0.1 to 50 ms (350 ms behind one 256 MB Buffer.alloc), so a call is stopped some tens of
+// MB past its limit, or one allocation past it.
+const SAMPLE_MS = 10;
+// V8 frees dropped ArrayBuffer memory only at a GC, which it starts once external memory has
+// grown by 64 MB since the last one: a hook that stays under its limit may, between two GCs,
+// show that much more. It is allowed on top of the limit.
+const UNCOLLECTED_BYTES = 64 << 20;
+// The backstop for what the statistics miss (a Worker that does not answer, native memory of an
+// allowed module): the host's RSS may exceed what it was when the calls began by the budgets
+// of the Workers that ran calls since (their limit, young generation and uncollected memory),
+// plus this much for Workers starting meanwhile, thread stacks and compiled code.
+const BACKSTOP_SLACK_BYTES = 256 << 20;
+const MIB = 1 << 20;
+// Calls running, by their Worker: { limit, asking, stop }.
+const watched = new Map();
+// Workers that ran a call since `floor` was read and have not ended: what each may hold.
+const holders = new Map();
+let floor = 0;
+let sampler = null;
+
+function watch(entry, limit, stop) {
+  if (watched.size === 0) {
+    floor = process.memoryUsage.rss();
+    holders.clear();
+    sampler = setInterval(sample, SAMPLE_MS);
+  }
+  watched.set(entry, { limit, asking: false, stop });
+  holders.set(entry, limit + UNCOLLECTED_BYTES + heapSizes(limit).maxYoungGenerationSizeMb * MIB);
+}
+
+function unwatch(entry) {
+  if (!watched.delete(entry) || watched.size) return;
+  clearInterval(sampler);
+  sampler = null;
+}
+
+function sample() {
+  const rss = process.memoryUsage.rss();
+  let bound = floor + BACKSTOP_SLACK_BYTES;
+  for (const budget of holders.values()) bound += budget;
+  if (rss > bound) {
+    overHost(rss, bound);
+    return;
+  }
+  for (const [entry, w] of watched) {
+    if (w.asking) continue;
+    w.asking = true;
+    entry.worker.getHeapStatistics().then(
+      (stats) => {
+        w.asking = false;
+        const used = stats.used_heap_size + stats.external_memory;
+        if (used > w.limit + UNCOLLECTED_BYTES && watched.get(entry) === w) overWorker(w, used);
+      },
+      // A Worker not yet running, or ended: the RSS backstop covers it meanwhile.
+      () => {
+        w.asking = false;
+      },
+    );
+  }
+}
+
+function overWorker(w, used) {
+  w.stop(
+    'memory_limit',
+    `used ${Math.round(used / MIB)} MiB, more than its memory limit of ` +
+      `${Math.round(w.limit / MIB)} MiB allows: the limit counts its worker's JS heap and the ` +
+      'memory outside it (Buffers, ArrayBuffers, WebAssembly memories), with ' +
+      `${UNCOLLECTED_BYTES / MIB} MiB more for dropped ones not yet collected`,
+    { used_bytes: used, limit_bytes: w.limit, uncollected_bytes: UNCOLLECTED_BYTES },
+  );
+}
+
+function overHost(rss, bound) {
+  const running = [...watched.values()];
+  const limits = running.map((w) => `${Math.round(w.limit / MIB)} MiB`).join(', ');
+  const share =
+    running.length === 1
+      ? `its memory limit of ${limits} allows`
+      : `the ${running.length} calls running allow (limits ${limits}); the memory is ` +
+        "the host process's, not attributable to one call, so every call running was stopped";
+  for (const w of running) {
+    w.stop(
+      'memory_limit',
+      `ran while the Node host's memory grew to ${Math.round(rss / MIB)} MiB, past the ` +
+        `${Math.round(bound / MIB)} MiB that ${share}; this counts memory outside the JS heap ` +
+        "that its worker's statistics do not show, such as native allocations",
+      { host_rss_bytes: rss, bound_bytes: bound, limit_bytes: w.limit, calls: running.length },
+    );
+  }
+}
+
 // ---- one call --------------------------------------------------------------------------
 
 function startCall(header, input) {
@@ -287,6 +391,7 @@ function startCall(header, input) {
     settled = true;
     clearTimeout(hardStop);
     calls.delete(id);
+    if (entry) unwatch(entry);
     send(
       {
         id,
@@ -386,6 +491,7 @@ function startCall(header, input) {
     stop('engine_failed', `the Node host could not start a worker: ${err?.message ?? err}`);
     return;
   }
+  watch(entry, header.memory_bytes, stop);
   // Inside the call a timer fails it at N ms; only terminating the Worker stops a CPU-bound
   // loop, and the reference does that at N + 2000 ms.
   hardStop = setTimeout(
