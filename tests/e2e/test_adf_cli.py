@@ -1,0 +1,169 @@
+"""The command line on ``.adf`` agent files: the bundled ``resources/sample-agent.adf`` (run on a
+copy, read on the shipped file) and fixture-built ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from studio.core.workspace.adf_file import AdfFile, sidecars
+from tests.support.adf_files import AdfSpec, build_adf, pragma, table_dump
+from tests.support.paths import REPOSITORY
+
+SHIPPED = REPOSITORY / "resources" / "sample-agent.adf"
+SHIPPED_STATE = REPOSITORY / "resources" / "sample-agent.adf.hookstudio"
+REMINDER = "Never copy customer data into tool arguments."
+
+
+def studio(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "studio", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    """A copy of the shipped agent and its studio folder (samples, settings), no records."""
+    shutil.copyfile(SHIPPED, tmp_path / SHIPPED.name)
+    shutil.copytree(
+        SHIPPED_STATE, tmp_path / SHIPPED_STATE.name, ignore=shutil.ignore_patterns(".hookstudio")
+    )
+    return tmp_path / SHIPPED.name
+
+
+def test_the_shipped_agent_is_a_clean_schema_29_file():
+    assert sidecars(SHIPPED) == []
+    adf = AdfFile.open(SHIPPED)
+    assert (adf.meta.schema_version, adf.read_only_reason) == (29, None)
+    assert adf.config()["pre_llm_hook"]["source"] == "lib/policy.ts:transform"
+    assert adf.file("lib/policy.ts") is not None
+    assert adf.loops() == ["main", "researcher"] and adf.hook_logs()
+
+
+def test_printing_the_hook_of_the_shipped_agent_leaves_it_byte_for_byte(tmp_path):
+    before = SHIPPED.read_bytes()
+    done = studio("hook", str(SHIPPED))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["pre_llm_hook"]["source"] == "lib/policy.ts:transform"
+    assert SHIPPED.read_bytes() == before
+    assert sidecars(SHIPPED) == []
+
+
+def test_run_executes_the_agents_typescript_hook_and_records_it(agent):
+    before = table_dump(agent)
+    done = studio("run", str(agent), "--sample", "support-ticket", "--json")
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["status"] == "ok", outcome
+    assert outcome["request"]["system"].endswith(REMINDER)
+    assert [t["name"] for t in outcome["request"]["tools"]] == ["fs_read", "fs_write"]
+    assert table_dump(agent) == before  # the run wrote nothing into the agent
+
+    records = studio("records", str(agent))
+    assert records.returncode == 0, records.stderr
+    assert "lib/policy.ts:transform" in records.stdout and "support-ticket" in records.stdout
+    assert (agent.parent / "sample-agent.adf.hookstudio" / ".hookstudio").is_dir()
+
+
+def test_run_follows_a_source_edited_in_the_database(agent):
+    adf = AdfFile.open(agent)
+    edited = (adf.file("lib/policy.ts").text or "").replace(REMINDER, "Edited in the agent.")
+    assert adf.write_source("lib/policy.ts", edited, deauthorize=True).status == "saved"
+    done = studio("run", str(agent), "--sample", "support-ticket", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["request"]["system"].endswith("Edited in the agent.")
+
+
+def test_hook_set_saves_by_the_safe_path_and_a_reopen_shows_it(agent, tmp_path):
+    new = {"source": "lib/policy.ts:transform", "scope": "all", "timeout_ms": 3000}
+    before = table_dump(agent)
+    file = tmp_path / "hook.json"
+    file.write_text(json.dumps(new))
+    done = studio("hook", str(agent), "--set", str(file))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["saved"] == str(agent)
+    shown = studio("hook", str(agent))
+    assert json.loads(shown.stdout) == {"pre_llm_hook": new}
+    after = table_dump(agent)
+    for table in set(before) - {"adf_config", "adf_meta"}:
+        assert after[table] == before[table], table
+    assert pragma(agent, "integrity_check") == "ok"
+    assert pragma(agent, "journal_mode") == "wal"
+
+    removed = studio("hook", str(agent), "--set", "-", stdin="null")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(studio("hook", str(agent)).stdout) == {}
+
+
+def test_hook_set_refuses_an_invalid_hook_with_its_findings(agent):
+    before = agent.read_bytes()
+    done = studio(
+        "hook", str(agent), "--set", "-", stdin='{"source": "lib/policy.ts", "timeout_ms": 10}'
+    )
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["valid"] is False
+    assert any(e["path"] == "/pre_llm_hook/timeout_ms" for e in result["errors"])
+    assert agent.read_bytes() == before
+
+
+def test_hook_set_on_an_agent_open_in_adf_is_refused_and_changes_nothing(agent):
+    other = sqlite3.connect(agent, isolation_level=None)
+    try:
+        other.execute("SELECT 1 FROM adf_meta").fetchone()
+        before = table_dump(agent)
+        done = studio("hook", str(agent), "--set", "-", stdin='{"source": "lib/policy.ts"}')
+        assert done.returncode == 2
+        assert "looks open in ADF" in done.stderr
+        assert "close the agent in ADF first" in done.stderr
+        assert table_dump(agent) == before
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [(b"", "is empty"), (b"plain text\n", "is not a SQLite database")],
+)
+def test_every_workspace_command_names_an_unusable_file(tmp_path, content, words):
+    path = tmp_path / "broken.adf"
+    path.write_bytes(content)
+    for args in (
+        ("hook", str(path)),
+        ("run", str(path), "--sample", "x"),
+        ("records", str(path)),
+        ("check-config", str(path)),
+    ):
+        done = studio(*args)
+        assert done.returncode == 2, args
+        assert f"{path}: {words}" in done.stderr, args
+    assert path.read_bytes() == content
+    assert not (tmp_path / "broken.adf.hookstudio").exists()
+
+
+def test_a_newer_schema_is_read_but_not_saved(tmp_path):
+    path = build_adf(tmp_path / "new.adf", AdfSpec(schema=30))
+    before = path.read_bytes()
+    shown = studio("hook", str(path))
+    assert shown.returncode == 0
+    assert "schema version '30' is newer" in shown.stderr
+    done = studio("hook", str(path), "--set", "-", stdin='{"source": "lib/policy.ts"}')
+    assert done.returncode == 2
+    assert "read-only" in done.stderr
+    assert path.read_bytes() == before
+
+
+def test_check_config_reads_the_agents_config(agent):
+    done = studio("check-config", str(agent), "--loop", "researcher")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["applies"] == {"main": True, "researcher": True}
