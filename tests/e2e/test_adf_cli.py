@@ -167,3 +167,23 @@ def test_check_config_reads_the_agents_config(agent):
     done = studio("check-config", str(agent), "--loop", "researcher")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["applies"] == {"main": True, "researcher": True}
+
+
+def test_an_invalid_hook_in_the_agent_stops_the_run_naming_the_agent_file(agent):
+    db = sqlite3.connect(agent, isolation_level=None)
+    config = json.loads(db.execute("SELECT config_json FROM adf_config").fetchone()[0])
+    config["pre_llm_hook"]["timeout_ms"] = 10
+    db.execute("UPDATE adf_config SET config_json = ?", (json.dumps(config),))
+    db.close()
+    done = studio("run", str(agent), "--sample", "support-ticket", "--json")
+    assert done.returncode == 3, done.stderr
+    error = json.loads(done.stdout)["turn_error"]
+    assert error["kind"] == "config_invalid"
+    assert "sample-agent.adf" in json.dumps(error)
+    assert "agent.json" not in json.dumps(error)
+
+
+def test_bench_runs_the_agents_hook(agent):
+    done = studio("bench", str(agent), "--sample", "support-ticket", "-n", "3", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["n"] == 3

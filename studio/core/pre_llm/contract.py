@@ -32,7 +32,7 @@ from studio.core.pre_llm.sample import PreLlmSample, parse_pre_llm_sample
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import HookRef, TurnError, turn_error
-from studio.core.workspace.folder import AGENT_FILE, WorkspaceFileError
+from studio.core.workspace.folder import WorkspaceFileError
 
 # The hook's input as bytes, by request identity: a sample run again on the same loop is
 # encoded once.
@@ -114,7 +114,7 @@ class PreLlmContract(Contract):
             document = {**document, HOOK_KEY: job.hook_config}
         check = check_agent_config(document)
         if not check.valid:
-            raise RunStopped(config_error(AGENT_FILE, check.findings, loop=loop))
+            raise RunStopped(config_error(job.workspace.agent_label, check.findings, loop=loop))
         applies = check.applies_to(loop) if job.hook is None else True
         chosen = job.hook or (check.hook.source if check.hook else None)
         base: _RunFields = {
@@ -141,7 +141,7 @@ class PreLlmContract(Contract):
             document, sample.replies, job.settings.section(self.settings_key), ref
         )
         if found:
-            raise RunStopped(config_error(AGENT_FILE, found, loop=loop))
+            raise RunStopped(config_error(job.workspace.agent_label, found, loop=loop))
         reply = await call_hook(
             HookCall(
                 source=chosen,

@@ -78,17 +78,19 @@ class AdfWorkspace(Workspace):
 
     @classmethod
     def open_file(cls, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> AdfWorkspace:
-        """Open the agent file ``path`` and make its state folder. Raises
+        """Open the agent file ``path`` and make its state folder (with the folder of source
+        copies, where a runtime may start before the first copy). Raises
         :class:`~studio.core.workspace.adf_file.AdfFileError` (file named, file untouched)."""
         adf = AdfFile.open(Path(os.path.realpath(path)), timeout=timeout)
-        root = state_folder(adf.path)
+        workspace = cls(state_folder(adf.path), adf=adf)
         try:
-            root.mkdir(exist_ok=True)
+            workspace.source_root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise AdfFileError(
-                adf.path, f"cannot create the studio's folder {root} ({exc.strerror or exc})"
+                adf.path,
+                f"cannot create the studio's folder {workspace.root} ({exc.strerror or exc})",
             ) from None
-        return cls(root, adf=adf)
+        return workspace
 
     # -- what was opened -----------------------------------------------------------------------
 
