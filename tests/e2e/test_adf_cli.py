@@ -187,3 +187,23 @@ def test_bench_runs_the_agents_hook(agent):
     done = studio("bench", str(agent), "--sample", "support-ticket", "-n", "3", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["n"] == 3
+
+
+def test_hook_on_a_folder_workspace_prints_and_saves_agent_json(tmp_path):
+    folder = tmp_path / "ws"
+    shutil.copytree(
+        REPOSITORY / "resources" / "sample-workspace",
+        folder,
+        ignore=shutil.ignore_patterns(".hookstudio"),
+    )
+    shown = studio("hook", str(folder))
+    assert json.loads(shown.stdout)["pre_llm_hook"]["source"] == "lib/policy.ts:transform"
+    before = json.loads((folder / "agent.json").read_text())
+    done = studio("hook", str(folder), "--set", "-", stdin='{"source": "lib/policy.py"}')
+    assert done.returncode == 0, done.stderr
+    after = json.loads((folder / "agent.json").read_text())
+    assert after["pre_llm_hook"] == {"source": "lib/policy.py"}
+    assert list(after) == list(before)
+    assert {k: v for k, v in after.items() if k != "pre_llm_hook"} == {
+        k: v for k, v in before.items() if k != "pre_llm_hook"
+    }

@@ -114,6 +114,9 @@ class AdfWorkspace(Workspace):
     def open_elsewhere(self) -> bool:
         return self.adf.open_elsewhere
 
+    def looks_open(self) -> bool:
+        return self.adf.looks_open()
+
     # -- the agent config ----------------------------------------------------------------------
 
     def agent_document(self) -> object:

@@ -185,6 +185,11 @@ class Workspace:
         """Whether the agent looked open in another program when the workspace was opened."""
         return False
 
+    def looks_open(self) -> bool:
+        """Whether another program has the agent open now (for an ``.adf``: ``-wal``/``-shm``
+        beside it, so a config save would be refused)."""
+        return False
+
     def hook_document(self) -> AgentDocument:
         """The editable agent config; its ``save_config`` saves a hook edit."""
         from studio.core.workspace.agent_document import AgentDocument

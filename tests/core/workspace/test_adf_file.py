@@ -23,7 +23,7 @@ from studio.core.workspace.adf_file import (
     sidecars,
 )
 from studio.core.workspace.adf_workspace import AdfHookDocument
-from studio.core.workspace.agent_document import ExternalChange
+from studio.core.workspace.agent_document import ExternalChange, with_metadata_stamp
 from tests.support.adf_files import (
     POLICY_TS,
     UPDATED,
@@ -246,8 +246,13 @@ class TestSavingTheHook:
         path = build_adf(tmp_path / "a.adf", AdfSpec(config=default_config(hook=None)))
         document = AdfHookDocument.load_adf(AdfFile.open(path))
         document.save_config(NEW_HOOK)
-        keys = list(AdfFile.open(path).config())
+        config = AdfFile.open(path).config()
+        keys = list(config)
         assert keys[keys.index("limits") + 1] == "pre_llm_hook"
+        # written in the config's own compact style
+        assert AdfFile.open(path).config_text() == json.dumps(
+            config, separators=(",", ":"), ensure_ascii=False
+        )
         document.remove_hook()
         config = AdfFile.open(path).config()
         assert "pre_llm_hook" not in config
@@ -358,3 +363,31 @@ class TestWritingSources:
             with pytest.raises(AdfProtected, match=re.escape(str(agent))):
                 adf.write_source(bad, "x")
         assert table_dump(agent) == before
+
+
+class TestMetadataStamp:
+    STAMP = "2026-12-01T10:00:00.123Z"
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            (
+                '{"a":1,"metadata":{"updated_at":"old","x":[1]},"z":2}',
+                '{"a":1,"metadata":{"updated_at":"2026-12-01T10:00:00.123Z","x":[1]},"z":2}',
+            ),
+            (
+                '{"metadata":{"created_at":"c"}}',
+                '{"metadata":{"created_at":"c","updated_at":"2026-12-01T10:00:00.123Z"}}',
+            ),
+            ('{"metadata":{}}', '{"metadata":{"updated_at":"2026-12-01T10:00:00.123Z"}}'),
+            (
+                '{\n  "metadata": {\n    "created_at": "c"\n  }\n}\n',
+                '{\n  "metadata": {\n    "created_at": "c",\n'
+                '    "updated_at": "2026-12-01T10:00:00.123Z"\n  }\n}\n',
+            ),
+            ('{"name":"x"}', '{"name":"x"}'),  # no metadata: nothing is added
+            ('{"metadata":null}', '{"metadata":null}'),
+        ],
+    )
+    def test_only_the_stamp_changes(self, text, expected):
+        assert with_metadata_stamp(text, self.STAMP, Path("agent.adf")) == expected

@@ -119,3 +119,15 @@ def test_an_unreadable_config_is_a_workspace_error_naming_the_file(tmp_path):
     workspace = Workspace.open(path)
     with pytest.raises(WorkspaceFileError, match=r"a\.adf.*not JSON"):
         workspace.agent_document()
+
+
+def test_an_agent_open_elsewhere_is_seen_at_open_and_now(agent):
+    other = sqlite3.connect(agent, isolation_level=None)
+    try:
+        other.execute("SELECT 1 FROM adf_meta").fetchone()
+        workspace = Workspace.open(agent)
+        assert workspace.open_elsewhere and workspace.looks_open()
+    finally:
+        other.close()
+    assert workspace.open_elsewhere and not workspace.looks_open()
+    assert not Workspace.open(agent).open_elsewhere
