@@ -183,17 +183,29 @@ Protection = Literal["read_only", "no_delete", "none"]
 
 
 @dataclass(frozen=True)
-class AdfSource:
-    """One row of ``adf_files``. ``content`` is the raw bytes; :attr:`text` decodes UTF-8."""
+class AdfFileEntry:
+    """One row of ``adf_files`` without its content: ``size`` as the row says, ``length`` the
+    content's actual number of bytes."""
 
     path: str
-    content: bytes
     mime_type: str | None
     size: int | None
+    length: int
     protection: str
     authorized: bool
     created_at: str | None
     updated_at: str | None
+
+    @property
+    def read_only(self) -> bool:
+        return self.protection == "read_only"
+
+
+@dataclass(frozen=True)
+class AdfSource(AdfFileEntry):
+    """One row of ``adf_files`` with ``content``, the raw bytes; :attr:`text` decodes UTF-8."""
+
+    content: bytes
 
     @property
     def text(self) -> str | None:
@@ -202,10 +214,6 @@ class AdfSource:
             return self.content.decode("utf-8")
         except UnicodeDecodeError:
             return None
-
-    @property
-    def read_only(self) -> bool:
-        return self.protection == "read_only"
 
 
 @dataclass(frozen=True)
@@ -399,32 +407,46 @@ class AdfFile:
             raise AdfConfigError(self.path, "adf_config.config_json is not a JSON object")
         return document
 
-    _FILE_COLUMNS = "path, content, mime_type, size, protection, authorized, created_at, updated_at"
+    _ENTRY_COLUMNS = (
+        "path, mime_type, size, length(CAST(content AS BLOB)), protection, authorized, "
+        "created_at, updated_at"
+    )
 
     @staticmethod
-    def _source(row: Any) -> AdfSource:
-        path, content, mime, size, protection, authorized, created, updated = row
+    def _entry_fields(row: Any) -> dict[str, Any]:
+        path, mime, size, length, protection, authorized, created, updated = row[:8]
+        return {
+            "path": str(path),
+            "mime_type": mime,
+            "size": size,
+            "length": int(length or 0),
+            "protection": str(protection or "none"),
+            "authorized": bool(authorized),
+            "created_at": created,
+            "updated_at": updated,
+        }
+
+    def entries(self) -> list[AdfFileEntry]:
+        """Every row of ``adf_files`` by path, without the content (cheap on a large agent)."""
+        rows = self._read(f"SELECT {self._ENTRY_COLUMNS} FROM adf_files ORDER BY path")
+        return [AdfFileEntry(**self._entry_fields(row)) for row in rows]
+
+    def _source(self, row: Any) -> AdfSource:
+        content = row[8]
         if isinstance(content, str):
             content = content.encode("utf-8")
-        return AdfSource(
-            str(path),
-            bytes(content or b""),
-            mime,
-            size,
-            str(protection or "none"),
-            bool(authorized),
-            created,
-            updated,
-        )
+        return AdfSource(**self._entry_fields(row), content=bytes(content or b""))
 
     def files(self) -> list[AdfSource]:
-        """Every row of ``adf_files``, by path."""
-        rows = self._read(f"SELECT {self._FILE_COLUMNS} FROM adf_files ORDER BY path")
+        """Every row of ``adf_files`` with its content, by path."""
+        rows = self._read(f"SELECT {self._ENTRY_COLUMNS}, content FROM adf_files ORDER BY path")
         return [self._source(row) for row in rows]
 
     def file(self, path: str) -> AdfSource | None:
         """The row of ``adf_files`` with exactly this path, or None."""
-        rows = self._read(f"SELECT {self._FILE_COLUMNS} FROM adf_files WHERE path = ?", (path,))
+        rows = self._read(
+            f"SELECT {self._ENTRY_COLUMNS}, content FROM adf_files WHERE path = ?", (path,)
+        )
         return self._source(rows[0]) if rows else None
 
     def loops(self) -> list[str]:

@@ -74,6 +74,10 @@ class AdfWorkspace(Workspace):
     """A workspace over one ``.adf`` file; ``root`` is its state folder beside the file."""
 
     adf: AdfFile = field(kw_only=True, compare=False, repr=False)
+    # What sync_sources last copied, by path: (length, updated_at) of the row.
+    _copied: dict[str, tuple[int, str | None]] = field(
+        default_factory=dict, kw_only=True, compare=False, repr=False
+    )
     kind: ClassVar[str] = "adf"
 
     @classmethod
@@ -136,7 +140,7 @@ class AdfWorkspace(Workspace):
         agent file: the sources whose ``authorized`` column is 1."""
         settings = super().settings()
         try:
-            authorized = tuple(f.path for f in self.adf.files() if f.authorized)
+            authorized = tuple(f.path for f in self.adf.entries() if f.authorized)
         except AdfFileError as exc:
             raise workspace_error(exc) from None
         settings._sections[ADF_SECTION] = AdfSettings(authorized=authorized)
@@ -146,13 +150,13 @@ class AdfWorkspace(Workspace):
 
     def hook_sources(self, extensions: tuple[str, ...]) -> list[str]:
         try:
-            return [f.path for f in self.adf.files() if f.path.endswith(extensions)]
+            return [f.path for f in self.adf.entries() if f.path.endswith(extensions)]
         except AdfFileError as exc:
             raise workspace_error(exc) from None
 
     def source_files(self, extensions: tuple[str, ...]) -> list[SourceFile]:
         try:
-            files = self.adf.files()
+            files = self.adf.entries()
         except AdfFileError as exc:
             raise workspace_error(exc) from None
         return [
@@ -183,38 +187,66 @@ class AdfWorkspace(Workspace):
         return self.adf.write_source(path, text, deauthorize=deauthorize)
 
     def sync_sources(self) -> Path:
-        """Copy the agent's files into :attr:`source_root` for the runtimes: only files whose
-        bytes differ are written, each read-only; copies of files no longer in the agent go."""
+        """Copy the agent's files into :attr:`source_root` for the runtimes, each read-only.
+
+        A file is fetched only when its row's length or ``updated_at`` differs from what this
+        workspace copied last (or its copy is gone), and written only when its bytes differ
+        from the copy. Copies of files no longer in the agent are removed. A file that cannot
+        be copied (a path that is no relative file path, or a folder in the way) is skipped;
+        running it then reports it missing."""
         try:
-            files = self.adf.files()
+            entries = self.adf.entries()
         except AdfFileError as exc:
             raise workspace_error(exc) from None
         target_root = self.source_root
         target_root.mkdir(parents=True, exist_ok=True)
         wanted: set[Path] = set()
-        for source in files:
-            if source_path_problem(source.path):
-                continue  # a key that is no relative path has no place as a file
-            target = target_root / source.path
+        for entry in entries:
+            if source_path_problem(entry.path):
+                continue
+            target = target_root / entry.path
             wanted.add(target)
+            key = (entry.length, entry.updated_at)
+            if self._copied.get(entry.path) == key and _size(target) == entry.length:
+                continue
             try:
-                if target.read_bytes() == source.content:
-                    continue
+                source = self.adf.file(entry.path)
+            except AdfFileError as exc:
+                raise workspace_error(exc) from None
+            if source is None:
+                continue  # deleted since the list was read
+            try:
+                _copy(target, source.content)
             except OSError:
-                pass
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(target, source.content)
-            os.chmod(target, _READ_ONLY_FILE)
+                continue
+            self._copied[entry.path] = (len(source.content), source.updated_at)
         for dirpath, _dirnames, filenames in os.walk(target_root, topdown=False):
             for name in filenames:
                 stale = Path(dirpath) / name
                 if stale not in wanted:
+                    self._copied.pop(stale.relative_to(target_root).as_posix(), None)
                     with contextlib.suppress(OSError):
                         stale.unlink()
             if Path(dirpath) != target_root:
                 with contextlib.suppress(OSError):
                     os.rmdir(dirpath)  # only when empty
         return target_root
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _copy(target: Path, content: bytes) -> None:
+    with contextlib.suppress(OSError):
+        if target.read_bytes() == content:
+            return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, content)
+    os.chmod(target, _READ_ONLY_FILE)
 
 
 _CHANGED = FileStamp(0, 0, 0)

@@ -96,6 +96,11 @@ class TestReading:
             False,
         )
         assert adf.file("./lib/policy.ts") is None  # keys are exact
+        entries = {e.path: e for e in adf.entries()}
+        assert list(entries) == list(files)
+        assert all(not hasattr(e, "content") for e in entries.values())
+        assert entries["lib/policy.ts"].length == len(POLICY_TS.encode())
+        assert entries["lib/policy.ts"].authorized and entries["lib/redact.ts"].read_only
 
         history = adf.history()
         assert [row.seq for row in history] == sorted(row.seq for row in history)

@@ -131,3 +131,34 @@ def test_an_agent_open_elsewhere_is_seen_at_open_and_now(agent):
         other.close()
     assert workspace.open_elsewhere and not workspace.looks_open()
     assert not Workspace.open(agent).open_elsewhere
+
+
+def test_copies_never_leave_the_sources_folder_and_a_clash_is_skipped(agent, tmp_path):
+    db = sqlite3.connect(agent, isolation_level=None)
+    rows = [("../escape.ts", b"x"), ("/abs.ts", b"x"), ("clash", b"file"), ("clash/in.ts", b"x")]
+    db.executemany(
+        "INSERT INTO adf_files (path, content, size, created_at, updated_at) "
+        "VALUES (?, ?, 1, 'c', 'u')",
+        rows,
+    )
+    db.close()
+    workspace = Workspace.open(agent)
+    root = workspace.sync_sources()
+    assert (root / "lib" / "policy.ts").read_text() == POLICY_TS
+    assert (root / "clash").read_bytes() == b"file"
+    assert not (root / "clash").is_dir()
+    assert not (root.parent / "escape.ts").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent.adf", "agent.adf.hookstudio"]
+
+
+def test_a_change_written_by_another_program_reaches_the_copy(agent):
+    workspace = Workspace.open(agent)
+    copy = workspace.sync_sources() / "lib" / "policy.ts"
+    db = sqlite3.connect(agent, isolation_level=None)
+    db.execute(
+        "UPDATE adf_files SET content = ?, updated_at = 'later' WHERE path = 'lib/policy.ts'",
+        (b"// same length? no, shorter\n",),
+    )
+    db.close()
+    workspace.sync_sources()
+    assert copy.read_bytes() == b"// same length? no, shorter\n"
