@@ -6,10 +6,12 @@ itself after 1 GiB, so a host that failed to stop it fails the test instead of t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -175,3 +177,73 @@ def test_a_step_hook_module_hits_the_limit_too(tmp_path: Path) -> None:
     finally:
         live.close()
     assert live_descendants(os.getpid()) <= before
+
+
+# ---- the host's backstop: memory the Worker's statistics do not show --------------------------
+
+# crypto.scryptSync allocates 128 * N * r bytes natively, outside V8's accounting, in one call that
+# answers no statistics request until it returns.
+SCRYPT = """
+import crypto from 'crypto';
+
+function main(input) {
+  crypto.scryptSync('secret', 'salt', 64, { N: 2 ** %d, r: %d, maxmem: 2 ** 31 });
+  return input.request;
+}
+"""
+WAITS = """
+async function main(input) {
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  return input.request;
+}
+"""
+
+
+def test_native_memory_is_stopped_by_the_host_backstop(live: LiveRunner) -> None:
+    assert live.run(hook=write(live, "trivial.js", TRIVIAL)).status == "ok"
+    pid = host_pid(live)
+    # 448 MiB, past the backstop's bound of a 96 MiB call but short of ending the host.
+    error = stopped_for_memory(live, write(live, "scrypt.js", SCRYPT % (19, 7)))
+    assert "the Node host's memory grew to" in error.message
+    assert f"its memory limit of {LIMIT_MB} MiB allows" in error.message
+    assert error.details["calls"] == 1
+    follow_up = live.run(hook="lib/trivial.js")
+    assert follow_up.status == "ok", follow_up.turn_error
+    assert host_pid(live) == pid
+
+
+def test_the_backstop_stops_every_call_running_and_says_so(live: LiveRunner) -> None:
+    # 704 MiB, past the bound of two 96 MiB calls.
+    scrypt = write(live, "scrypt.js", SCRYPT % (19, 11))
+    waits = write(live, "waits.js", WAITS)
+
+    async def both() -> list[Any]:
+        return list(
+            await asyncio.gather(
+                live.runner.run("basic", hook=scrypt), live.runner.run("basic", hook=waits)
+            )
+        )
+
+    for outcome in live.call(both()):
+        error = outcome.turn_error
+        assert isinstance(error, TurnError) and error.kind == "memory_limit", error
+        assert "the 2 calls running allow" in error.message
+        assert "not attributable to one call" in error.message
+        assert error.duration_ms < TIMEOUT_MS / 4
+    assert live.run(hook=write(live, "trivial.js", TRIVIAL)).status == "ok"
+
+
+def test_a_worker_stuck_in_native_memory_ends_its_host(live: LiveRunner) -> None:
+    assert live.run(hook=write(live, "trivial.js", TRIVIAL)).status == "ok"
+    runtime = live.runner._runtimes[NodeRuntime]
+    assert isinstance(runtime, NodeRuntime)
+    host = runtime._host
+    pid = host_pid(live)
+    # 1 GiB in one native call: stopped at the bound, it goes on allocating until the host ends.
+    stopped_for_memory(live, write(live, "scrypt.js", SCRYPT % (20, 8)))
+    assert host._reader is not None
+    live.call(asyncio.wait_for(asyncio.shield(host._reader), 30))
+    assert "the host ends itself" in host.stderr_tail
+    follow_up = live.run(hook="lib/trivial.js")
+    assert follow_up.status == "ok", follow_up.turn_error
+    assert host_pid(live) != pid

@@ -229,7 +229,9 @@ function newWorker(memoryBytes, pooled) {
     entry.broken = true;
     pool.delete(entry);
     holders.delete(entry);
+    draining.delete(entry);
     entry.call?.onExit(code);
+    idleSampler();
   });
   // Whatever reaches the Worker's own stdout/stderr (not the hook's console) is kept too.
   worker.stdout.on('data', (d) => entry.call?.capture('stdout', d.toString('utf8')));
@@ -240,6 +242,10 @@ function newWorker(memoryBytes, pooled) {
 function retire(entry) {
   entry.broken = true;
   pool.delete(entry);
+  if (holders.has(entry)) {
+    draining.add(entry);
+    sampler ??= setInterval(sample, SAMPLE_MS);
+  }
   setImmediate(() => entry.worker.terminate().catch(() => {}));
 }
 
@@ -293,30 +299,42 @@ const SAMPLE_MS = 10;
 // show that much more. It is allowed on top of the limit.
 const UNCOLLECTED_BYTES = 64 << 20;
 // The backstop for what the statistics miss (a Worker that does not answer, native memory of an
-// allowed module): the host's RSS may exceed what it was when the calls began by the budgets
-// of the Workers that ran calls since (their limit, young generation and uncollected memory),
-// plus this much for Workers starting meanwhile, thread stacks and compiled code.
-const BACKSTOP_SLACK_BYTES = 256 << 20;
+// allowed module, such as crypto.scryptSync's): the host's RSS may exceed what it was when the
+// calls began by the budgets of the Workers that ran calls since (their limit, young generation
+// and uncollected memory), plus this much for Workers starting meanwhile, thread stacks and
+// compiled code. Past that, the calls running are stopped.
+const BACKSTOP_SLACK_BYTES = 128 << 20;
+// A Worker ends at its next interrupt check once terminated; one stuck in a native call (the
+// same scryptSync) keeps allocating. Should the host's RSS grow this much past the bound while
+// such a Worker has not ended, the host ends itself: nothing else stops that thread.
+const STUCK_MARGIN_BYTES = 256 << 20;
 const MIB = 1 << 20;
 // Calls running, by their Worker: { limit, asking, stop }.
 const watched = new Map();
 // Workers that ran a call since `floor` was read and have not ended: what each may hold.
 const holders = new Map();
+// Those of them retired and not yet ended.
+const draining = new Set();
 let floor = 0;
 let sampler = null;
 
 function watch(entry, limit, stop) {
-  if (watched.size === 0) {
+  if (watched.size === 0 && draining.size === 0) {
     floor = process.memoryUsage.rss();
     holders.clear();
-    sampler = setInterval(sample, SAMPLE_MS);
   }
+  sampler ??= setInterval(sample, SAMPLE_MS);
   watched.set(entry, { limit, asking: false, stop });
   holders.set(entry, limit + UNCOLLECTED_BYTES + heapSizes(limit).maxYoungGenerationSizeMb * MIB);
 }
 
 function unwatch(entry) {
-  if (!watched.delete(entry) || watched.size) return;
+  if (watched.delete(entry)) idleSampler();
+}
+
+// The sampler runs only while a call runs or a Worker that ran one is ending.
+function idleSampler() {
+  if (watched.size || draining.size || sampler === null) return;
   clearInterval(sampler);
   sampler = null;
 }
@@ -326,7 +344,8 @@ function sample() {
   let bound = floor + BACKSTOP_SLACK_BYTES;
   for (const budget of holders.values()) bound += budget;
   if (rss > bound) {
-    overHost(rss, bound);
+    if (watched.size) overHost(rss, bound);
+    if (rss > bound + STUCK_MARGIN_BYTES && draining.size) endHost(rss, bound);
     return;
   }
   for (const [entry, w] of watched) {
@@ -344,6 +363,18 @@ function sample() {
       },
     );
   }
+}
+
+// The replies already sent stay sent (stdout is a pipe, written synchronously on Linux); the
+// studio sees the host end and starts a new one for the next call.
+function endHost(rss, bound) {
+  process.stderr.write(
+    `hook-studio node host: a retired worker did not end while the host's memory grew to ` +
+      `${Math.round(rss / MIB)} MiB, ${Math.round((rss - bound) / MIB)} MiB past its bound; ` +
+      'the host ends itself\n',
+  );
+  // process.exit() would wait for that Worker's thread to end.
+  process.kill(process.pid, 'SIGKILL');
 }
 
 function overWorker(w, used) {
