@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ SOURCE_OPEN_ELSEWHERE = (
 # Our own connections, one at a time, so that sidecars seen before connecting are another
 # process's and never this process's.
 _OWN_CONNECTION = threading.RLock()
+# File times advance in clock ticks (milliseconds); within this much of a write, a second write
+# may leave the same stamp.
+_RECENT_NS = 200_000_000
 
 
 class AdfFileError(Exception):
@@ -317,6 +321,7 @@ class AdfFile:
         self.meta = meta
         self.open_elsewhere = open_elsewhere
         self.timeout = timeout
+        self._cache: dict[str, tuple[tuple[int, int, int], Any]] = {}
 
     @classmethod
     def open(cls, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> AdfFile:
@@ -365,6 +370,34 @@ class AdfFile:
     def _columns(self, db: sqlite3.Connection, table: str) -> set[str]:
         return {row[1] for row in self._query(db, f"PRAGMA table_info({table})")}
 
+    def _stamp(self) -> tuple[int, int, int] | None:
+        """The file's version while no connection has it open: with no sidecars, every write
+        has been checkpointed into the file, so an unchanged stat means unchanged contents.
+        None while sidecars exist (another program may be writing to its log) and while the
+        file's modification time is too recent to tell two writes apart."""
+        with _OWN_CONNECTION:
+            if sidecars(self.path):
+                return None
+            try:
+                info = self.path.stat()
+            except OSError:
+                return None
+        if time.time_ns() - info.st_mtime_ns < _RECENT_NS:
+            return None  # a write in the same clock tick would keep this stamp
+        return (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def _cached(self, name: str, load: Callable[[], Any]) -> Any:
+        """``load()``, kept while the file stays the same version (see :meth:`_stamp`): runs
+        read the config and the file list on every hook call."""
+        stamp = self._stamp()
+        hit = self._cache.get(name)
+        if stamp is not None and hit is not None and hit[0] == stamp:
+            return hit[1]
+        value = load()
+        if stamp is not None and self._stamp() == stamp:
+            self._cache[name] = (stamp, value)
+        return value
+
     # -- state ---------------------------------------------------------------------------------
 
     @property
@@ -381,8 +414,14 @@ class AdfFile:
 
     def config_text(self) -> str:
         """``adf_config`` row 1's ``config_json``, as stored."""
-        rows = self._read("SELECT config_json FROM adf_config WHERE id = 1")
-        return self._config_text_of(rows)
+        return str(
+            self._cached(
+                "config",
+                lambda: self._config_text_of(
+                    self._read("SELECT config_json FROM adf_config WHERE id = 1")
+                ),
+            )
+        )
 
     def _config_text_of(self, rows: list[Any]) -> str:
         if not rows or rows[0][0] is None:
@@ -428,8 +467,12 @@ class AdfFile:
 
     def entries(self) -> list[AdfFileEntry]:
         """Every row of ``adf_files`` by path, without the content (cheap on a large agent)."""
-        rows = self._read(f"SELECT {self._ENTRY_COLUMNS} FROM adf_files ORDER BY path")
-        return [AdfFileEntry(**self._entry_fields(row)) for row in rows]
+
+        def load() -> tuple[AdfFileEntry, ...]:
+            rows = self._read(f"SELECT {self._ENTRY_COLUMNS} FROM adf_files ORDER BY path")
+            return tuple(AdfFileEntry(**self._entry_fields(row)) for row in rows)
+
+        return list(self._cached("entries", load))
 
     def _source(self, row: Any) -> AdfSource:
         content = row[8]
@@ -532,6 +575,7 @@ class AdfFile:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE ... COMMIT``; any error rolls back and nothing is changed."""
+        self._cache.clear()
         with self._connect() as db:
             try:
                 db.execute("BEGIN IMMEDIATE")

@@ -4,6 +4,7 @@ by the fixture builder."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -396,3 +397,18 @@ class TestMetadataStamp:
     )
     def test_only_the_stamp_changes(self, text, expected):
         assert with_metadata_stamp(text, self.STAMP, Path("agent.adf")) == expected
+
+
+def test_a_read_kept_for_the_next_call_gives_way_to_a_change_by_another_program(agent):
+    old = 1_700_000_000_000_000_000
+    os.utime(agent, ns=(old, old))  # a file last written long ago: reads of it are kept
+    adf = AdfFile.open(agent)
+    first = adf.config_text()
+    assert adf.config_text() == first
+    changed = first.replace('"support-agent"', '"support-agenT"')
+    db = sqlite3.connect(agent, isolation_level=None)
+    db.execute("UPDATE adf_config SET config_json = ? WHERE id = 1", (changed,))
+    assert adf.config_text() == changed  # read while the other connection is open
+    db.close()
+    assert adf.config_text() == changed
+    assert [e.path for e in adf.entries()] == [f.path for f in adf.files()]
