@@ -103,6 +103,11 @@ class AdfWorkspace(Workspace):
         return self.adf.path
 
     @property
+    def agent_path(self) -> Path:
+        """The agent file itself: the config is in it, never in an ``agent.json``."""
+        return self.adf.path
+
+    @property
     def agent_label(self) -> str:
         return self.adf.path.name
 

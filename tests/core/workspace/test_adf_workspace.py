@@ -162,3 +162,9 @@ def test_a_change_written_by_another_program_reaches_the_copy(agent):
     db.close()
     workspace.sync_sources()
     assert copy.read_bytes() == b"// same length? no, shorter\n"
+
+
+def test_agent_json_beside_the_state_is_never_where_the_config_goes(agent):
+    workspace = Workspace.open(agent)
+    assert workspace.agent_path == agent
+    assert not (workspace.root / "agent.json").exists()
