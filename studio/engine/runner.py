@@ -217,10 +217,11 @@ class Runner:
         try:
             # An .adf keeps its sources in the database; the runtimes read copies of them.
             await asyncio.to_thread(self.workspace.sync_sources)
+            missing = self.workspace.missing_source(ref.path)
         except WorkspaceFileError as exc:
-            raise SourceUnavailable(
-                turn_error("source_missing", str(exc), hook=hook, loop=loop)
-            ) from None
+            missing = str(exc)
+        if missing:
+            raise SourceUnavailable(turn_error("source_missing", missing, hook=hook, loop=loop))
         try:
             path = resolve_source_path(self.workspace.source_root, ref.path)
         except SourceOutsideWorkspace as exc:

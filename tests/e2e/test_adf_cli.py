@@ -207,3 +207,14 @@ def test_hook_on_a_folder_workspace_prints_and_saves_agent_json(tmp_path):
     assert {k: v for k, v in after.items() if k != "pre_llm_hook"} == {
         k: v for k, v in before.items() if k != "pre_llm_hook"
     }
+
+
+def test_a_source_named_other_than_its_exact_key_is_missing_as_in_adf(agent):
+    new = {"source": "./lib/policy.ts:transform"}
+    done = studio("hook", str(agent), "--set", "-", stdin=json.dumps(new))
+    assert done.returncode == 0, done.stderr
+    run = studio("run", str(agent), "--sample", "support-ticket", "--json")
+    assert run.returncode == 3, run.stderr
+    error = json.loads(run.stdout)["turn_error"]
+    assert error["kind"] == "source_missing"
+    assert "ADF names its files exactly: 'lib/policy.ts'" in error["message"]

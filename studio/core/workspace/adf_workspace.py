@@ -191,6 +191,23 @@ class AdfWorkspace(Workspace):
         asks the caller to confirm; raises ``AdfFileError`` when refused or busy."""
         return self.adf.write_source(path, text, deauthorize=deauthorize)
 
+    def missing_source(self, path: str) -> str | None:
+        """ADF looks a hook source up by its exact ``adf_files`` key (``lib/x.ts``, never
+        ``./lib/x.ts``), so a path that names no row fails there even when its copy resolves."""
+        try:
+            paths = {entry.path for entry in self.adf.entries()}
+        except AdfFileError as exc:
+            return exc.reason
+        if path in paths:
+            return None
+        problem = f"the hook source '{path}' is not a file of the agent {self.adf.path.name}"
+        bare = path
+        while bare.startswith("./"):
+            bare = bare[2:]
+        if bare in paths:
+            problem += f" (ADF names its files exactly: '{bare}')"
+        return problem
+
     def sync_sources(self) -> Path:
         """Copy the agent's files into :attr:`source_root` for the runtimes, each read-only.
 

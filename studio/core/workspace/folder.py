@@ -196,6 +196,11 @@ class Workspace:
 
         return AgentDocument.load(self.agent_path)
 
+    def missing_source(self, path: str) -> str | None:
+        """Why the runtime would not find the hook source ``path`` where the agent keeps its
+        files, or None; a folder's sources are checked when the runner resolves them."""
+        return None
+
     def sync_sources(self) -> Path:
         """Make :attr:`source_root` hold the current hook sources; a folder already does."""
         return self.source_root
