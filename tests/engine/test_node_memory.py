@@ -58,7 +58,7 @@ function main(input) {
 """,
     "wasm_memory.js": """
 function main(input) {
-  const memory = new WebAssembly.Memory({ initial: 1, maximum: 16384 });
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 16385 });
   for (let i = 0; i < 64; i++) {
     memory.grow(256);
     new Uint8Array(memory.buffer).fill(1, memory.buffer.byteLength - (16 << 20));
