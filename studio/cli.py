@@ -123,14 +123,9 @@ def _workspace(path: str) -> Any:
         workspace = Workspace.open(path)
     except (FileNotFoundError, AdfFileError) as exc:
         raise UsageError(str(exc)) from None
-    if workspace.open_elsewhere:
-        print(
-            f"hook-studio: {workspace.location}: the agent looks open in ADF (-wal/-shm beside "
-            "the file); its config cannot be saved until ADF closes it",
-            file=sys.stderr,
-        )
-    elif workspace.read_only_reason:
-        print(f"hook-studio: {workspace.location}: {workspace.read_only_reason}", file=sys.stderr)
+    notice = workspace.notice()
+    if notice:
+        print(f"hook-studio: {notice}", file=sys.stderr)
     return workspace
 
 

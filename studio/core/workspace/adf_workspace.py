@@ -126,6 +126,18 @@ class AdfWorkspace(Workspace):
     def looks_open(self) -> bool:
         return self.adf.looks_open()
 
+    def notice(self) -> str | None:
+        name = self.adf.path.name
+        if self.read_only_reason:
+            return f"{name}: {self.read_only_reason}"
+        if self.looks_open():
+            return (
+                f"{name} looks open in ADF (-wal/-shm beside it): config changes cannot be saved "
+                "until ADF closes the agent, or ADF would overwrite them; source changes can, "
+                "but ADF's open editor may write its copy back"
+            )
+        return None
+
     # -- the agent config ----------------------------------------------------------------------
 
     def agent_document(self) -> object:

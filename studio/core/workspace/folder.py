@@ -185,6 +185,11 @@ class Workspace:
         """Whether the agent looked open in another program when the workspace was opened."""
         return False
 
+    def notice(self) -> str | None:
+        """What the user must know before editing, for a banner: why nothing may be saved, or
+        that the agent looks open in ADF; None when nothing stands in the way."""
+        return None
+
     def looks_open(self) -> bool:
         """Whether another program has the agent open now (for an ``.adf``: ``-wal``/``-shm``
         beside it, so a config save would be refused)."""

@@ -36,6 +36,7 @@ def test_opening_a_file_gives_an_adf_workspace_with_its_state_beside_it(agent):
     assert workspace.agent_label == "agent.adf"
     assert workspace.agent_document()["name"] == "support-agent"
     assert workspace.read_only_reason is None and workspace.open_elsewhere is False
+    assert workspace.notice() is None
 
 
 def test_samples_and_settings_come_from_the_state_folder(agent):
@@ -127,9 +128,11 @@ def test_an_agent_open_elsewhere_is_seen_at_open_and_now(agent):
         other.execute("SELECT 1 FROM adf_meta").fetchone()
         workspace = Workspace.open(agent)
         assert workspace.open_elsewhere and workspace.looks_open()
+        assert "agent.adf looks open in ADF" in (workspace.notice() or "")
     finally:
         other.close()
     assert workspace.open_elsewhere and not workspace.looks_open()
+    assert workspace.notice() is None
     assert not Workspace.open(agent).open_elsewhere
 
 
