@@ -218,3 +218,44 @@ def test_a_source_named_other_than_its_exact_key_is_missing_as_in_adf(agent):
     error = json.loads(run.stdout)["turn_error"]
     assert error["kind"] == "source_missing"
     assert "ADF names its files exactly: 'lib/policy.ts'" in error["message"]
+
+
+RESTRICTED_HOOK = """\
+async function transform(input: any) {
+  let outcome = 'wrote';
+  try {
+    await adf.fs_write({ path: 'notes.md', content: 'x' });
+  } catch (e: any) {
+    outcome = e.code;
+  }
+  return { ...input.request, system: `${input.request.system} [${outcome}]` };
+}
+"""
+
+
+def test_the_authorized_column_decides_what_a_source_may_call(agent):
+    db = sqlite3.connect(agent, isolation_level=None)
+    config = json.loads(db.execute("SELECT config_json FROM adf_config").fetchone()[0])
+    config["tools"] = [{"name": "fs_write", "enabled": True, "restricted": True}]
+    db.execute("UPDATE adf_config SET config_json = ?", (json.dumps(config),))
+    db.close()
+    adf = AdfFile.open(agent)
+    for path in ("lib/owner.ts", "lib/visitor.ts"):
+        assert adf.write_source(path, RESTRICTED_HOOK).status == "saved"
+    db = sqlite3.connect(agent, isolation_level=None)
+    db.execute("UPDATE adf_files SET authorized = 1 WHERE path = 'lib/owner.ts'")
+    db.close()
+    state = agent.parent / "sample-agent.adf.hookstudio" / "samples" / "support-ticket.json"
+    sample = json.loads(state.read_text())
+    sample["adf"] = {"replies": {"fs_write": {"result": {"ok": True}}}}
+    state.write_text(json.dumps(sample))
+
+    systems = {}
+    for path in ("lib/owner.ts", "lib/visitor.ts"):
+        done = studio(
+            "run", str(agent), "--sample", "support-ticket", "--hook", f"{path}:transform", "--json"
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        systems[path] = json.loads(done.stdout)["request"]["system"]
+    assert systems["lib/owner.ts"].endswith("[wrote]")
+    assert systems["lib/visitor.ts"].endswith("[REQUIRES_AUTHORIZED_CODE]")
