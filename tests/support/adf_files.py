@@ -194,6 +194,7 @@ class AdfSpec:
     config_text: str | None = None  # stored as is instead of ``config``
     hook_files: bool = True
     history: bool = True
+    history_rows: list[tuple[str, str, str]] = field(default_factory=lambda: list(HISTORY))
     logs: bool = True
     meta_extra: dict[str, str] = field(default_factory=dict)
 
@@ -281,7 +282,7 @@ def build_adf(path: Path, spec: AdfSpec | None = None) -> Path:
             [(p, c, m, len(c), pr, a, CREATED, UPDATED) for p, c, m, pr, a in files],
         )
         if spec.history:
-            for i, (loop, role, content) in enumerate(HISTORY):
+            for i, (loop, role, content) in enumerate(spec.history_rows):
                 columns = "role, content_json, model, tokens, created_at, ord"
                 values: list[Any] = [
                     role,
