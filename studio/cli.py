@@ -335,6 +335,7 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
             _hook_arguments,
             _hook,
         ),
+        **_adf_history_commands(),
     }
 
 
@@ -435,6 +436,142 @@ def _import_request(args: argparse.Namespace) -> int:
             lines.append(f"saved {result['saved']['sample']} (original body: {saved.original})")
         sys.stderr.write("".join(f"{line}\n" for line in lines))
     return EXIT_VALID if imported.valid else EXIT_INVALID
+
+
+# ---- an .adf's own history and hook log: history-sample, agent-log --------------------------
+
+
+def _adf_history_commands() -> dict[
+    str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable]
+]:
+    return {
+        "history-sample": (
+            "build a pre-LLM sample from rows of an .adf agent's history",
+            _history_sample_arguments,
+            _history_sample,
+        ),
+        "agent-log": (
+            "print an .adf agent's own pre_llm_hook log rows",
+            _agent_log_arguments,
+            _agent_log,
+        ),
+    }
+
+
+def _agent_file(path: str) -> Any:
+    """The workspace of an ``.adf`` agent file; a folder has no history or agent log."""
+    workspace = _workspace(path)
+    if workspace.kind != "adf":
+        raise UsageError(f"{path}: not an .adf agent file (a folder has no agent history or log)")
+    return workspace
+
+
+def _history_sample_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workspace", metavar="AGENT.adf", help="an .adf agent file")
+    p.add_argument("--loop", default="main", metavar="NAME", help="the loop (default: main)")
+    p.add_argument(
+        "--rows",
+        default=":",
+        metavar="A:B",
+        help="the rows by seq, both included, in the loop's order (A:, :B; default: every row)",
+    )
+    p.add_argument(
+        "--system", required=True, metavar="TEXT", help="the system prompt (ADF never stores it)"
+    )
+    p.add_argument("--name", help="save the sample as samples/NAME.json in the agent's workspace")
+    p.add_argument("--force", action="store_true", help="replace a sample of the same name")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object on stdout: loop, rows, valid, sample, losses, findings",
+    )
+
+
+def _history_sample(args: argparse.Namespace) -> int:
+    """The sample on stdout and the loss report on stderr (or one JSON object with --json);
+    with --name, the sample saved. 1 when the sample does not pass the request checks."""
+    from studio.core.provider.history_sample import (
+        HistorySampleError,
+        build_history_sample,
+        parse_row_range,
+        save_history_sample,
+        select_rows,
+    )
+    from studio.core.workspace.adf_file import AdfFileError
+    from studio.core.workspace.folder import SAMPLES_DIR
+    from studio.core.workspace.sample_files import clean_sample_name
+
+    workspace = _agent_file(args.workspace)
+    adf = workspace.adf
+    try:
+        loops = adf.loops()
+        if args.loop not in loops:
+            raise UsageError(
+                f"{adf.path.name}: no history in loop {args.loop!r} "
+                f"(loops: {', '.join(loops) or 'none'})"
+            )
+        rows = select_rows(adf.history(args.loop), parse_row_range(args.rows), args.loop)
+        config = adf.config()
+    except AdfFileError as exc:
+        raise UsageError(str(exc)) from None
+    except HistorySampleError as exc:
+        raise UsageError(f"{adf.path.name}: {exc}") from None
+    built = build_history_sample(config, args.loop, rows, args.system, origin=adf.path.name)
+    result = built.to_json()
+    if args.name is not None and built.valid:
+        name = clean_sample_name(args.name)
+        try:
+            saved = save_history_sample(workspace.root / SAMPLES_DIR, name, built, force=args.force)
+        except FileExistsError:
+            raise UsageError(
+                f"{SAMPLES_DIR}/{name}.json exists already (--force replaces it)"
+            ) from None
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"not saved: {exc}") from None
+        result["saved"] = str(saved)
+    if args.json:
+        _emit(result)
+    else:
+        if args.name is None:
+            sys.stdout.write(built.text())
+        lines = built.report_lines()
+        if "saved" in result:
+            lines.append(f"saved {result['saved']}")
+        sys.stderr.write("".join(f"{line}\n" for line in lines))
+    return EXIT_VALID if built.valid else EXIT_INVALID
+
+
+def _agent_log_arguments(p: argparse.ArgumentParser) -> None:
+    from studio.core.workspace.agent_log import LEVELS
+
+    p.add_argument("workspace", metavar="AGENT.adf", help="an .adf agent file")
+    p.add_argument("--level", choices=LEVELS, help="only rows of this level")
+    p.add_argument("--filter", default="", metavar="TEXT", help="only rows holding every word")
+    p.add_argument("--limit", type=int, metavar="N", help="only the newest N rows")
+    p.add_argument("--json", action="store_true", help="one JSON object: file and rows")
+
+
+def _agent_log(args: argparse.Namespace) -> int:
+    """The agent's pre_llm_hook and pre_llm_hook_error rows, oldest first."""
+    from studio.core.workspace.adf_file import AdfFileError
+    from studio.core.workspace.agent_log import log_json, log_lines, matches
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be 1 or more")
+    workspace = _agent_file(args.workspace)
+    try:
+        rows = workspace.adf.hook_logs()
+    except AdfFileError as exc:
+        raise UsageError(str(exc)) from None
+    rows = [row for row in rows if matches(row, args.filter, args.level)]
+    if args.limit is not None:
+        rows = rows[-args.limit :]
+    if args.json:
+        _emit({"file": str(workspace.location), "rows": [log_json(row) for row in rows]})
+    else:
+        lines = log_lines(rows) or ["no pre_llm_hook rows in the agent's log"]
+        sys.stdout.write("".join(line + "\n" for line in lines))
+    return EXIT_VALID
 
 
 def _parser() -> argparse.ArgumentParser:
