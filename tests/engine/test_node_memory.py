@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,18 @@ def test_a_worker_stuck_in_native_memory_ends_its_host(live: LiveRunner) -> None
     follow_up = live.run(hook="lib/trivial.js")
     assert follow_up.status == "ok", follow_up.turn_error
     assert host_pid(live) != pid
+
+
+def test_closing_the_runner_ends_a_host_whose_stopped_worker_is_stuck(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws", timeout_ms=TIMEOUT_MS)
+    write_json(
+        workspace.root / "hookstudio.json", {"version": 1, "limits": {"memory_mb": LIMIT_MB}}
+    )
+    before = live_descendants(os.getpid())
+    live = LiveRunner(workspace)
+    stopped_for_memory(live, write(live, "scrypt.js", SCRYPT % (20, 8)))
+    # Its Worker is still inside scryptSync: the host does not wait for it to end.
+    started = time.perf_counter()
+    live.close()
+    assert time.perf_counter() - started < 1.0
+    assert live_descendants(os.getpid()) <= before

@@ -66,7 +66,10 @@ process.stdin.on('data', (chunk) => {
 // The studio closing the pipe is the order to stop; running Workers end with the process. A
 // retired Worker that has not ended may be stuck in a native call, which process.exit() would
 // wait for (still allocating, should that call be a memory bomb): then the host ends at once.
-process.stdin.on('end', () => (draining.size ? process.kill(process.pid, 'SIGKILL') : process.exit(0)));
+process.stdin.on('end', () => {
+  if (draining.size) process.kill(process.pid, 'SIGKILL');
+  else process.exit(0);
+});
 
 function onFrame(header, body) {
   if (header.op === 'call') startCall(header, body);
