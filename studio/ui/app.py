@@ -28,10 +28,11 @@ def bundled_workspace() -> Path:
 
 
 def choose_workspace(requested: str | None, last: str | None) -> Path:
-    """The folder named on the command line, else the last one opened, else the bundled one."""
+    """The folder or ``.adf`` file named on the command line, else the last one opened, else
+    the bundled workspace."""
     if requested:
         return Path(requested)
-    if last and Path(last).is_dir():
+    if last and Path(last).exists():
         return Path(last)
     return bundled_workspace()
 

@@ -52,6 +52,11 @@ from studio.engine.runtimes import unrunnable_problem
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
 ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
+# Both colours are set, so the banner reads the same on a light and a dark palette.
+NOTICE_STYLE = (
+    "QLabel#noticeBanner { background: #fff1c2; color: #4a3500; border: 1px solid #d9b23c;"
+    " border-radius: 3px; padding: 6px; }"
+)
 
 
 class _DraftCommand(QUndoCommand):
@@ -100,6 +105,13 @@ class HookEditor(QWidget):
         self._source_file: Callable[[str], SourceFile | None] | None = None
         self._showing = False
         self._has_hook = False
+        self._read_only: str | None = None
+
+        self.notice = QLabel()
+        self.notice.setObjectName("noticeBanner")
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet(NOTICE_STYLE)
+        self.notice.hide()
 
         self.source = QLineEdit()
         self.source.setPlaceholderText("lib/policy.py")
@@ -157,9 +169,9 @@ class HookEditor(QWidget):
         self.applies.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.save_button = QPushButton("Save")
-        self.save_button.setToolTip("Save the hook to agent.json (Ctrl+S)")
+        self.save_button.setToolTip("Save the hook to the agent config (Ctrl+S)")
         self.remove_hook_button = QPushButton("Remove hook")
-        self.remove_hook_button.setToolTip("Delete the pre_llm_hook key from agent.json")
+        self.remove_hook_button.setToolTip("Delete the pre_llm_hook key from the agent config")
         actions = QHBoxLayout()
         actions.addStretch(1)
         actions.addWidget(self.remove_hook_button)
@@ -188,6 +200,7 @@ class HookEditor(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.notice)
         outer.addWidget(scroll)
 
         self.source.textEdited.connect(self._on_source_edited)
@@ -212,6 +225,14 @@ class HookEditor(QWidget):
         completer = QCompleter(list(sources), self.source)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.source.setCompleter(completer)
+        self._render(self.draft)
+
+    def set_notice(self, text: str | None, read_only: str | None = None) -> None:
+        """The banner above the editor (None hides it). ``read_only``: why the hook cannot be
+        saved at all; Save and Remove stay disabled and say so."""
+        self.notice.setText(text or "")
+        self.notice.setVisible(bool(text))
+        self._read_only = read_only
         self._render(self.draft)
 
     def set_functions(self, names: Sequence[str]) -> None:
@@ -364,5 +385,10 @@ class HookEditor(QWidget):
             mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")
             mark.setForeground(Qt.GlobalColor.darkGreen if runs else Qt.GlobalColor.gray)
             self.applies.setItem(row, 1, mark)
-        self.save_button.setEnabled(self.valid)
-        self.remove_hook_button.setEnabled(self._has_hook)
+        self.save_button.setEnabled(self.valid and not self._read_only)
+        self.remove_hook_button.setEnabled(self._has_hook and not self._read_only)
+        self.save_button.setToolTip(
+            f"Read-only: {self._read_only}"
+            if self._read_only
+            else "Save the hook to the agent config (Ctrl+S)"
+        )

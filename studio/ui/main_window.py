@@ -40,6 +40,7 @@ from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import TurnError
+from studio.core.workspace.adf_file import AdfFileError
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import Workspace, WorkspaceFileError
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
         self.results.jump_requested.connect(self._on_jump_requested)
         self.records.open_source.connect(self.open_source)
         self.workspace_panel.open_requested.connect(self._on_panel_open)
+        self.source_view.source_saved.connect(self._on_source_saved)
         self.sample_editor.sample_selected.connect(self._on_sample_selected)
         self.sample_editor.samples_changed.connect(self._refresh_samples)
         self.sample_editor.sample_saved.connect(self._on_sample_saved)
@@ -185,15 +187,25 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         menu = self.menuBar()
         self.open_action = self._action(
-            "&Open Workspace…", QKeySequence.StandardKey.Open, self.choose_workspace
+            "&Open Folder…",
+            QKeySequence.StandardKey.Open,
+            self.choose_workspace,
+            "Open a workspace folder (agent.json, hook sources, samples)",
+        )
+        self.open_agent_action = self._action(
+            "Open &Agent File…",
+            "Ctrl+Shift+O",
+            self.choose_agent_file,
+            "Open an ADF agent file (.adf)",
         )
         self.save_action = self._action(
-            "&Save Hook", QKeySequence.StandardKey.Save, self.save, "Save the hook to agent.json"
+            "&Save Hook", QKeySequence.StandardKey.Save, self.save, "Save the hook to the agent"
         )
         self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
         self.recent_menu = menu.addMenu("&File")
         file_menu = self.recent_menu
         file_menu.addAction(self.open_action)
+        file_menu.addAction(self.open_agent_action)
         self.recent = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
@@ -274,19 +286,45 @@ class MainWindow(QMainWindow):
         self.recent.setEnabled(bool(self.settings.recent_workspaces))
 
     # ---- workspace --------------------------------------------------------------------------
-    def choose_workspace(self) -> None:
-        start = str(self.workspace.root) if self.workspace else str(Path.home())
-        chosen = QFileDialog.getExistingDirectory(self, "Open a workspace folder", start)
-        if chosen:
-            self.open_workspace(Path(chosen))
+    def choose_workspace(self) -> QFileDialog:
+        """Ask for a workspace folder (not modal to the event loop: the choice opens it)."""
+        dialog = self._open_dialog("Open a workspace folder")
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.open()
+        return dialog
+
+    def choose_agent_file(self) -> QFileDialog:
+        """Ask for an ADF agent file; the choice opens it."""
+        dialog = self._open_dialog("Open an ADF agent file")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["ADF agents (*.adf)", "All files (*)"])
+        dialog.open()
+        return dialog
+
+    def _open_dialog(self, title: str) -> QFileDialog:
+        start = self.workspace.location.parent if self.workspace else Path.home()
+        dialog = QFileDialog(self, title, str(start))
+        dialog.setObjectName("openDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda chosen: self.open_workspace(Path(chosen)))
+        return dialog
 
     def open_workspace(self, path: Path) -> bool:
+        """Open a folder or an ``.adf`` file; when it cannot be opened, say why and keep the
+        workspace that is open."""
         if not self._confirm_discard():
             return False
         try:
             workspace = Workspace.open(path)
         except FileNotFoundError as exc:
             QMessageBox.warning(self, APP_NAME, str(exc))
+            return False
+        except AdfFileError as exc:
+            QMessageBox.warning(
+                self, APP_NAME, f"{exc.path.name} cannot be opened:\n{exc.reason}\n\n({exc.path})"
+            )
             return False
         try:
             store = RecordStore.open(workspace.root)
@@ -301,9 +339,11 @@ class MainWindow(QMainWindow):
         self.store = store
         self._listings.clear()
         self._listing_jobs.clear()
+        self._sources()
         self.hook_editor.set_source_lookup(self._source_file)
         self.bridge.open_workspace(workspace, store)
         self.workspace_panel.set_workspace(workspace)
+        self.source_view.set_workspace(workspace)
         self.sample_editor.set_workspace(workspace)
         self.records.set_store(store, workspace)
         self._load_document()
@@ -311,7 +351,7 @@ class MainWindow(QMainWindow):
         self._watch()
         if self.document is not None:
             self._offer_recovery()
-        self.settings = self.settings.remember_workspace(str(workspace.root))
+        self.settings = self.settings.remember_workspace(str(workspace.location))
         self._fill_recent()
         self._save_settings()
         self._update_title()
@@ -328,12 +368,15 @@ class MainWindow(QMainWindow):
 
     def _load_document(self) -> None:
         assert self.workspace is not None
+        self._show_notice()
         try:
-            self.document = AgentDocument.load(self.workspace.agent_path)
-        except AgentDocumentError as exc:
+            self.document = self.workspace.hook_document()
+        except (AgentDocumentError, WorkspaceFileError) as exc:
             self.document = None
             self.statusBar().showMessage(str(exc))
-            QMessageBox.warning(self, APP_NAME, f"agent.json cannot be edited:\n{exc}")
+            QMessageBox.warning(
+                self, APP_NAME, f"{self.workspace.agent_label} cannot be edited:\n{exc}"
+            )
             return
         limit = check_agent_config(self.document.document).execution_limit_ms
         self.hook_editor.set_context(
@@ -341,6 +384,31 @@ class MainWindow(QMainWindow):
         )
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
         self._refresh_loops()
+
+    def _show_notice(self) -> None:
+        """The banner above the hook editor: why nothing may be saved, or that the agent looks
+        open in ADF."""
+        if self.workspace is None:
+            self.hook_editor.set_notice(None)
+            return
+        self.hook_editor.set_notice(self.workspace.notice(), self.workspace.read_only_reason)
+
+    def _sources(self) -> Path | None:
+        """The folder holding the workspace's hook sources as files, made current (an ``.adf``'s
+        are copied out of the agent); None when the agent cannot be read."""
+        if self.workspace is None:
+            return None
+        try:
+            return self.workspace.sync_sources()
+        except WorkspaceFileError as exc:
+            self.statusBar().showMessage(str(exc), 6000)
+            return None
+
+    def _source_target(self, path: str) -> Path | None:
+        """Where the file of a hook's source path is, after :meth:`_sources`."""
+        if self.workspace is None or not path:
+            return None
+        return self.workspace.source_root / path
 
     def _refresh_loops(self) -> None:
         current = self.loop_box.currentText() or MAIN
@@ -374,7 +442,8 @@ class MainWindow(QMainWindow):
         root = self.workspace.root
         wanted = [root, root / "samples", root / "lib"]
         files = [self.workspace.agent_path, self.workspace.settings_path]
-        files += [root / s for s in self.workspace.hook_sources(runnable_extensions())]
+        sources = self.workspace.source_root
+        files += [sources / s for s in self.workspace.hook_sources(runnable_extensions())]
         files += [s.path for s in self.workspace.samples()]
         existing = [str(p) for p in [*wanted, *files] if p.exists()]
         if existing:
@@ -393,13 +462,15 @@ class MainWindow(QMainWindow):
         changed, self._changed_files = self._changed_files, set()
         if self.workspace is None:
             return
+        self._sources()
+        self._show_notice()
         # Editors that save by replacing the file drop it from the watch list; watch it again.
         self._watch()
         self.workspace_panel.refresh()
         self.hook_editor.recheck()
         source = self.hook_editor.draft.source
         path = parse_source_ref(source).path if source else ""
-        self._show_functions_of(self.workspace.root / path if path else None)
+        self._show_functions_of(self._source_target(path))
         agent = str(self.workspace.agent_path)
         if agent in changed or str(self.workspace.root) in changed:
             self._on_agent_changed_on_disk()
@@ -409,7 +480,7 @@ class MainWindow(QMainWindow):
         self.sample_editor.on_files_changed(changed)
         if self.rerun_action.isChecked() and self._last_run is not None:
             sources = {
-                str(self.workspace.root / s)
+                str(self.workspace.source_root / s)
                 for s in self.workspace.hook_sources(runnable_extensions())
             }
             samples = {str(s.path) for s in self.workspace.samples()}
@@ -422,12 +493,13 @@ class MainWindow(QMainWindow):
             return
         if not self.document.changed_on_disk():
             return
+        label = self.workspace.agent_label
         if self.undo_stack.isClean():
             self._load_document()
-            self.statusBar().showMessage("agent.json changed on disk and was reloaded", 5000)
+            self.statusBar().showMessage(f"{label} changed on disk and was reloaded", 5000)
         else:
             self.statusBar().showMessage(
-                "agent.json changed on disk; saving will ask before replacing it", 8000
+                f"{label} changed on disk; saving will ask before replacing it", 8000
             )
 
     # ---- editing ----------------------------------------------------------------------------
@@ -435,7 +507,7 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             return
         path = parse_source_ref(draft.source).path if draft.source else ""
-        self._show_functions_of(self.workspace.root / path if path else None)
+        self._show_functions_of(self._source_target(path))
         self._update_title()
         self._recovery_timer.start()
 
@@ -490,14 +562,14 @@ class MainWindow(QMainWindow):
         if self.workspace is not None:
             source = self.hook_editor.draft.source
             path = parse_source_ref(source).path if source else ""
-            self._show_functions_of(self.workspace.root / path if path else None)
+            self._show_functions_of(self._source_target(path))
 
     def _source_file(self, path: str) -> SourceFile | None:
         """What is at a hook's source path in the open workspace, for the editor's findings."""
         if self.workspace is None:
             return None
-        target = self.workspace.root / path
-        if not target.is_file():
+        target = self.workspace.source_root / path
+        if self.workspace.missing_source(path) or not target.is_file():
             return SourceFile(exists=False)
         listing = self._listing(target)
         if listing is None:
@@ -539,7 +611,14 @@ class MainWindow(QMainWindow):
             discard_recovery(self.workspace.root, RECOVERY_KEY)
 
     def save(self) -> bool:
-        if self.document is None:
+        """Save the hook by the workspace's one save path; when the agent refuses (read-only,
+        open in ADF, busy), say why and keep the draft."""
+        if self.document is None or self.workspace is None:
+            return False
+        label = self.workspace.agent_label
+        refusal = self.workspace.read_only_reason
+        if refusal:
+            QMessageBox.warning(self, APP_NAME, f"{label} is read-only here:\n{refusal}")
             return False
         # The editor's findings also know the files on disk (a missing source or function).
         blocking = errors(self.hook_editor.findings)
@@ -558,28 +637,57 @@ class MainWindow(QMainWindow):
             answer = QMessageBox.question(
                 self,
                 APP_NAME,
-                "agent.json changed on disk since it was opened. Replace it with your version?",
+                f"The hook in {label} changed since it was opened. Replace it with your version?",
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return False
-            self.document.save(self.hook_editor.draft, force=True)
+            if not self._save_forced(label):
+                return False
+        except AdfFileError as exc:
+            self._refused(label, exc)
+            return False
         except (OSError, AgentDocumentError) as exc:
-            QMessageBox.warning(self, APP_NAME, f"agent.json could not be saved:\n{exc}")
+            QMessageBox.warning(self, APP_NAME, f"{label} could not be saved:\n{exc}")
             return False
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
-        discard_recovery(self.workspace.root, RECOVERY_KEY) if self.workspace else None
-        self.statusBar().showMessage("Saved agent.json", 3000)
+        discard_recovery(self.workspace.root, RECOVERY_KEY)
+        self.statusBar().showMessage(f"Saved {label}", 3000)
         self._update_title()
         return True
+
+    def _save_forced(self, label: str) -> bool:
+        assert self.document is not None
+        try:
+            self.document.save(self.hook_editor.draft, force=True)
+        except AdfFileError as exc:
+            self._refused(label, exc)
+            return False
+        except (OSError, AgentDocumentError) as exc:
+            QMessageBox.warning(self, APP_NAME, f"{label} could not be saved:\n{exc}")
+            return False
+        return True
+
+    def _refused(self, label: str, exc: AdfFileError) -> None:
+        """An agent file that did not take the save: nothing was written and the draft stays."""
+        self._show_notice()
+        QMessageBox.warning(
+            self,
+            APP_NAME,
+            f"The hook was not saved to {label}; your edits are kept.\n\n{exc.reason}",
+        )
 
     def remove_hook(self) -> None:
         if self.document is None or not self.document.has_hook:
             return
-        answer = QMessageBox.question(self, APP_NAME, "Remove the pre-LLM hook from agent.json?")
+        label = self.workspace.agent_label if self.workspace else "the agent"
+        answer = QMessageBox.question(self, APP_NAME, f"Remove the pre-LLM hook from {label}?")
         if answer != QMessageBox.StandardButton.Yes:
             return
         try:
             self.document.remove_hook()
+        except AdfFileError as exc:
+            QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc.reason}")
+            return
         except (ExternalChange, OSError, AgentDocumentError) as exc:
             QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc}")
             return
@@ -602,8 +710,9 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Discard
 
     def _update_title(self, *_: Any) -> None:
-        name = self.workspace.root.name if self.workspace else "no workspace"
-        self.setWindowTitle(f"{name}[*] — {APP_NAME}")
+        name = self.workspace.location.name if self.workspace else "no workspace"
+        read_only = " (read-only)" if self.workspace and self.workspace.read_only_reason else ""
+        self.setWindowTitle(f"{name}{read_only}[*] — {APP_NAME}")
         self.setWindowModified(not self.undo_stack.isClean())
 
     # ---- runs ---------------------------------------------------------------------------------
@@ -749,8 +858,14 @@ class MainWindow(QMainWindow):
     def open_source(self, file: str, line: int) -> None:
         if self.workspace is None:
             return
-        self.source_view.show_file(self.workspace.root / file, line, file)
+        self.source_view.show_source(file, line)
         self.editors.setCurrentWidget(self.source_view)
+
+    def _on_source_saved(self, path: str, warning: str) -> None:
+        self._sources()
+        self.workspace_panel.refresh()
+        self.hook_editor.recheck()
+        self.statusBar().showMessage(f"Saved {path}" + (f": {warning}" if warning else ""), 8000)
 
     def _on_jump_requested(self, pointer: str) -> None:
         self.results.jump_to(pointer)

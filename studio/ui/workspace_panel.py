@@ -1,12 +1,23 @@
-"""The side panel: the agent config, the studio file, hook sources and samples of a workspace."""
+"""The side panel: the agent config, the studio file, hook sources and samples of a workspace.
+
+For an ``.adf`` agent it lists every file of the agent (``adf_files``); each hook source shows
+whether it is authorized and how it is protected, as text beside its name and a tooltip."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from studio.core.workspace.folder import AGENT_FILE, STUDIO_FILE, Workspace
+from studio.core.workspace.folder import (
+    AGENT_FILE,
+    STUDIO_FILE,
+    SourceFile,
+    Workspace,
+    WorkspaceFileError,
+)
 from studio.engine.runtimes import runnable_extensions
+from studio.ui.source_view import source_state
 
 KIND_ROLE = Qt.ItemDataRole.UserRole
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -19,6 +30,10 @@ class WorkspacePanel(QWidget):
         super().__init__(parent)
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
+        self.tree.setColumnCount(2)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setObjectName("workspaceTree")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -37,19 +52,26 @@ class WorkspacePanel(QWidget):
         tops = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
         expanded = {item.text(0) for item in tops if item is not None and item.isExpanded()}
         self.tree.clear()
-        root = self.workspace.root
+        workspace = self.workspace
+        adf = workspace.kind == "adf"
         config = QTreeWidgetItem(["Configuration"])
-        for name in (AGENT_FILE, STUDIO_FILE):
-            item = QTreeWidgetItem([name if (root / name).exists() else f"{name} (none)"])
+        agent = workspace.agent_path
+        for name, path in ((workspace.agent_label, agent), (STUDIO_FILE, workspace.settings_path)):
+            item = QTreeWidgetItem([name if path.exists() else f"{name} (none)"])
             item.setData(0, KIND_ROLE, "config")
-            item.setData(0, NAME_ROLE, name)
+            item.setData(0, NAME_ROLE, AGENT_FILE if path == agent else name)
+            item.setToolTip(0, str(path))
             config.addChild(item)
-        sources = QTreeWidgetItem(["Hook sources"])
-        for path in self.workspace.hook_sources(runnable_extensions()):
-            item = QTreeWidgetItem([path])
-            item.setData(0, KIND_ROLE, "source")
-            item.setData(0, NAME_ROLE, path)
-            sources.addChild(item)
+        sources = QTreeWidgetItem(["Agent files" if adf else "Hook sources"])
+        runnable = runnable_extensions()
+        # An agent's files are all listed ("" ends every path); a folder's hook sources only.
+        try:
+            files = workspace.source_files(("",) if adf else runnable)
+        except WorkspaceFileError as exc:
+            files = []
+            sources.setToolTip(0, str(exc))
+        for source in files:
+            sources.addChild(self._source_item(source, source.path.endswith(runnable)))
         samples = QTreeWidgetItem(["Samples"])
         for sample in self.workspace.samples():
             item = QTreeWidgetItem([sample.name])
@@ -59,6 +81,20 @@ class WorkspacePanel(QWidget):
         for group in (config, sources, samples):
             self.tree.addTopLevelItem(group)
             group.setExpanded(not expanded or group.text(0) in expanded)
+
+    def _source_item(self, source: SourceFile, hook_source: bool) -> QTreeWidgetItem:
+        # Authorization matters only for code the agent runs.
+        label, tip = source_state(source, hook_source=hook_source)
+        item = QTreeWidgetItem([source.path, label])
+        item.setData(0, KIND_ROLE, "source")
+        item.setData(0, NAME_ROLE, source.path)
+        item.setToolTip(0, f"{source.path}: {tip}" if tip else source.path)
+        item.setToolTip(1, tip)
+        if not source.authorized:
+            # The palette's own muted text colour stays readable on dark themes.
+            muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+            item.setForeground(1, muted)
+        return item
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         kind = item.data(0, KIND_ROLE)

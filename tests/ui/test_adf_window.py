@@ -1,0 +1,315 @@
+"""The window on an ADF agent file (.adf): opening, editing and saving its hook and its sources,
+the banners, and the refusals. Every agent here is a fresh copy built by the fixture builder."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
+
+from studio.core.app_settings import AppSettings, load_settings
+from studio.ui.main_window import MainWindow
+from tests.support.adf_files import AdfSpec, build_adf, table_dump
+from tests.support.build_sample_agent import build
+
+RUN_TIMEOUT_MS = 30_000
+WAIT_MS = 20_000
+
+
+class Dialogs:
+    """The message boxes the window showed, answered as a test says."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.warnings: list[str] = []
+        self.questions: list[tuple[str, Any]] = []
+        self.answer = QMessageBox.StandardButton.No
+
+        def warning(_parent: object, _title: str, text: str, *args: object) -> Any:
+            self.warnings.append(text)
+            return QMessageBox.StandardButton.Ok
+
+        def question(_parent: object, _title: str, text: str, *args: Any) -> Any:
+            default = args[1] if len(args) > 1 else None
+            self.questions.append((text, default))
+            return self.answer
+
+        monkeypatch.setattr(QMessageBox, "warning", warning)
+        monkeypatch.setattr(QMessageBox, "question", question)
+
+
+@pytest.fixture
+def dialogs(monkeypatch: pytest.MonkeyPatch) -> Dialogs:
+    return Dialogs(monkeypatch)
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    """A copy of the sample agent with its studio folder (settings and a sample) beside it."""
+    return build(tmp_path / "agent.adf")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path, dialogs: Dialogs) -> Iterator[MainWindow]:
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.undo_stack.setClean()
+    win.close()
+
+
+def stored_config(path: Path) -> dict[str, Any]:
+    db = sqlite3.connect(path)
+    try:
+        return json.loads(db.execute("SELECT config_json FROM adf_config").fetchone()[0])
+    finally:
+        db.close()
+
+
+def file_row(path: Path, name: str) -> tuple[Any, ...]:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT * FROM adf_files WHERE path = ?", (name,)).fetchone()
+    finally:
+        db.close()
+
+
+def add_target(qtbot, window: MainWindow, label: str) -> None:
+    editor = window.hook_editor
+    qtbot.mouseClick(editor.add_target, Qt.MouseButton.LeftButton)
+    model = editor.targets_model
+    row = len(editor.draft.rows) - 1
+    assert model.setData(model.index(row, 1), label, Qt.ItemDataRole.EditRole)
+
+
+def panel_rows(window: MainWindow) -> dict[str, tuple[str, str]]:
+    tree = window.workspace_panel.tree
+    rows: dict[str, tuple[str, str]] = {}
+    for i in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(i)
+        for j in range(group.childCount()):
+            item = group.child(j)
+            rows[item.text(0)] = (item.text(1), item.toolTip(1))
+    return rows
+
+
+def type_at_end(qtbot, window: MainWindow, text: str) -> None:
+    view = window.source_view.text
+    view.moveCursor(QTextCursor.MoveOperation.End)
+    view.setFocus()
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            qtbot.keyClick(view, Qt.Key.Key_Return)
+        qtbot.keyClicks(view, line)
+
+
+def test_open_edit_a_target_save_and_reopen(qtbot, window, agent):
+    before = table_dump(agent, skip=("adf_config", "adf_meta"))
+    old = stored_config(agent)
+    assert window.open_workspace(agent)
+    assert "agent.adf" in window.windowTitle()
+    assert window.workspace is not None and window.workspace.location == agent
+    assert window.hook_editor.draft.source == "lib/policy.ts:transform"
+    assert not window.hook_editor.notice.isVisible()
+
+    add_target(qtbot, window, "reviewer")
+    assert window.isWindowModified()
+    assert window.save()
+    assert not window.isWindowModified()
+
+    new = stored_config(agent)
+    assert new["pre_llm_hook"]["loops"] == ["researcher", "reviewer"]
+    assert list(new) == list(old)
+    unchanged = [k for k in old if k not in ("pre_llm_hook", "metadata")]
+    assert {k: new[k] for k in unchanged} == {k: old[k] for k in unchanged}
+    assert new["metadata"]["updated_at"] != old["metadata"]["updated_at"]
+    assert table_dump(agent, skip=("adf_config", "adf_meta")) == before
+    assert not (agent.parent / "agent.adf.hookstudio" / "agent.json").exists()
+
+    assert window.open_workspace(agent)
+    names = [r.name for r in window.hook_editor.draft.rows]
+    assert "reviewer" in names and "researcher" in names
+
+
+def test_the_ts_hook_runs_and_its_record_is_kept_in_the_state_folder(qtbot, window, agent):
+    assert window.open_workspace(agent)
+    window.sample_box.setCurrentText("support-ticket")
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.run_selected()
+    outcome = finished.args[0]
+    assert outcome.status == "ok", outcome.turn_error
+    assert window.store is not None
+    state = agent.parent / "agent.adf.hookstudio"
+    assert window.store.path.resolve().is_relative_to(state.resolve())
+    qtbot.waitUntil(lambda: window.store is not None and window.store.count() == 1, timeout=WAIT_MS)
+
+
+def test_the_workspace_panel_shows_each_source_state(window, agent):
+    assert window.open_workspace(agent)
+    rows = panel_rows(window)
+    assert rows["lib/policy.ts"][0] == "✓ authorized"
+    assert "saving an edit removes" in rows["lib/policy.ts"][1]
+    assert rows["lib/redact.ts"][0] == "not authorized, read-only"
+    assert "never writes it" in rows["lib/redact.ts"][1]
+    assert rows["mind.md"][0] == "no delete"
+    assert "agent.adf" in rows
+
+
+def test_a_newer_schema_is_read_only_with_a_banner(window, dialogs, tmp_path):
+    path = build_adf(tmp_path / "future.adf", AdfSpec(schema=31))
+    before = path.read_bytes()
+    assert window.open_workspace(path)
+    editor = window.hook_editor
+    assert editor.notice.isVisible()
+    assert "31" in editor.notice.text()
+    assert not editor.save_button.isEnabled()
+    assert "Read-only" in editor.save_button.toolTip()
+    assert "(read-only)" in window.windowTitle()
+    assert not window.save()
+    assert dialogs.warnings and "read-only" in dialogs.warnings[0]
+    window.open_source("lib/policy.ts", 1)
+    assert window.source_view.text.isReadOnly()
+    assert path.read_bytes() == before
+
+
+def test_an_agent_open_in_adf_refuses_config_saves_and_keeps_the_draft(
+    qtbot, window, dialogs, agent
+):
+    held = sqlite3.connect(agent)  # a second program with the agent open: -wal/-shm appear
+    try:
+        held.execute("SELECT count(*) FROM adf_meta").fetchone()
+        assert agent.with_name("agent.adf-wal").exists()
+        old = stored_config(agent)
+        assert window.open_workspace(agent)
+        editor = window.hook_editor
+        assert editor.notice.isVisible()
+        assert "looks open in ADF" in editor.notice.text()
+
+        add_target(qtbot, window, "reviewer")
+        assert not window.save()
+        assert "close the agent in ADF" in dialogs.warnings[-1]
+        assert "your edits are kept" in dialogs.warnings[-1]
+        assert stored_config(agent) == old
+        assert window.isWindowModified()
+        assert [r.name for r in editor.draft.rows][-1] == "reviewer"
+
+        # A source save is allowed, with the warning.
+        window.open_source("data/refund-policy.json", 1)
+        type_at_end(qtbot, window, " ")
+        with qtbot.waitSignal(window.source_view.source_saved) as saved:
+            assert window.source_view.save_source()
+        assert "ADF" in saved.args[1]
+        assert file_row(agent, "data/refund-policy.json")[1] == b'{"max_eur":100} '
+        assert "ADF" in window.statusBar().currentMessage()
+    finally:
+        held.close()
+
+
+def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
+    assert window.open_workspace(agent)
+    before = file_row(agent, "lib/policy.ts")
+    window.open_source("lib/policy.ts", 1)
+    view = window.source_view
+    assert not view.text.isReadOnly()
+    assert "✓ authorized" in view.state.text()
+    type_at_end(qtbot, window, "// checked\n")
+    assert view.save_button.isEnabled()
+
+    dialogs.answer = QMessageBox.StandardButton.No
+    assert not view.save_source()
+    text, default = dialogs.questions[-1]
+    assert "removes its authorization" in text
+    assert default == QMessageBox.StandardButton.No
+    assert file_row(agent, "lib/policy.ts") == before
+    assert view.modified
+
+    dialogs.answer = QMessageBox.StandardButton.Yes
+    qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    row = file_row(agent, "lib/policy.ts")
+    assert row[1].decode().endswith("// checked\n")
+    assert row[5] == 0  # authorized
+    assert not view.modified
+    assert "not authorized" in view.state.text()
+    assert panel_rows(window)["lib/policy.ts"][0] == "not authorized"
+    copy = window.workspace.source_root / "lib/policy.ts"
+    assert copy.read_text().endswith("// checked\n")
+
+
+def test_a_read_only_source_cannot_be_edited(window, agent):
+    assert window.open_workspace(agent)
+    window.open_source("lib/redact.ts", 1)
+    view = window.source_view
+    assert view.text.isReadOnly()
+    assert "read-only" in view.state.text()
+    assert not view.save_button.isEnabled()
+    assert not view.save_source()
+
+
+def test_a_busy_agent_is_a_clear_message_and_the_edit_stays(qtbot, window, dialogs, agent):
+    assert window.open_workspace(agent)
+    window.workspace.adf.timeout = 0.2
+    window.open_source("data/refund-policy.json", 1)
+    type_at_end(qtbot, window, " ")
+    before = file_row(agent, "data/refund-policy.json")
+    holder = sqlite3.connect(agent, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        assert not window.source_view.save_source()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "busy" in dialogs.warnings[-1]
+    assert window.source_view.modified
+    assert file_row(agent, "data/refund-policy.json") == before
+
+
+def test_a_corrupt_file_is_a_message_and_the_open_workspace_stays(window, dialogs, agent, tmp_path):
+    assert window.open_workspace(agent)
+    bad = tmp_path / "broken.adf"
+    data = b"SQLite format 3\x00" + b"\x13" * 4000
+    bad.write_bytes(data)
+    assert not window.open_workspace(bad)
+    assert "broken.adf" in dialogs.warnings[-1]
+    assert window.workspace is not None and window.workspace.location == agent
+    assert "agent.adf" in window.windowTitle()
+    assert bad.read_bytes() == data
+    assert window.settings.recent_workspaces[0] == str(agent)
+
+
+def test_the_recent_list_keeps_the_agent_file(window, agent, sample_workspace):
+    assert window.open_workspace(agent)
+    assert window.open_workspace(sample_workspace)
+    recent = window.settings.recent_workspaces
+    assert recent[:2] == [str(sample_workspace.resolve()), str(agent)]
+    texts = [a.text() for a in window.recent.actions()]
+    assert str(agent) in texts
+    next(a for a in window.recent.actions() if a.text() == str(agent)).trigger()
+    assert window.workspace.location == agent
+    assert window.settings_path is not None
+    assert load_settings(window.settings_path).last_workspace == str(agent)
+
+
+def test_open_an_agent_file_from_the_keyboard(qtbot, window, agent):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_O,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    dialog = window.findChild(QFileDialog, "openDialog")
+    assert dialog is not None and dialog.isVisible()
+    name = dialog.findChild(QLineEdit, "fileNameEdit")
+    qtbot.waitUntil(name.hasFocus, timeout=WAIT_MS)
+    qtbot.keyClicks(name, str(agent))
+    with qtbot.waitSignal(window.workspace_opened, timeout=WAIT_MS):
+        qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert window.workspace.location == agent
+    assert window.hook_editor.draft.source == "lib/policy.ts:transform"
