@@ -23,6 +23,7 @@ from studio.ui.run_view import TAB_CALLS, TAB_DECISION
 
 DOCS = Path(__file__).resolve().parent
 BUNDLED = DOCS.parent / "resources" / "sample-workspace"
+BUNDLED_AGENT = DOCS.parent / "resources" / "sample-agent.adf"
 
 
 def settle(ms: int = 400) -> None:
@@ -53,6 +54,21 @@ def run(window: MainWindow, sample: str, hook: str | None = None, everywhere: bo
 def shoot(window: MainWindow, name: str) -> None:
     window.grab().save(str(DOCS / name))
     print("wrote", DOCS / name)
+
+
+def shoot_agent(window: MainWindow, folder: Path) -> None:
+    """The bundled ADF agent (a copy in ``folder``, with its studio folder) after a run."""
+    agent = folder / BUNDLED_AGENT.name
+    shutil.copyfile(BUNDLED_AGENT, agent)
+    state = BUNDLED_AGENT.with_name(BUNDLED_AGENT.name + ".hookstudio")
+    shutil.copytree(
+        state, agent.with_name(state.name), ignore=shutil.ignore_patterns(".hookstudio")
+    )
+    window.open_workspace(agent)
+    window.editors.setCurrentWidget(window.hook_editor)
+    window.workspace_panel.tree.expandAll()
+    run(window, "support-ticket")
+    shoot(window, "adf-agent.png")
 
 
 def main() -> int:
@@ -93,6 +109,7 @@ def main() -> int:
     window.editors.setCurrentWidget(window.sample_editor)
     settle(800)
     shoot(window, "sample-editor.png")
+    shoot_agent(window, workspace.parent)
 
     window.undo_stack.setClean()
     window.close()

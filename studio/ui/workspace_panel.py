@@ -6,8 +6,7 @@ whether it is authorized and how it is protected, as text beside its name and a 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.workspace.folder import (
     AGENT_FILE,
@@ -18,6 +17,18 @@ from studio.core.workspace.folder import (
 )
 from studio.engine.runtimes import runnable_extensions
 from studio.ui.source_view import source_state
+
+
+def state_suffix(source: SourceFile, hook_source: bool) -> str:
+    """The short marks after a file's name: ✓ when an authorized hook source, and its
+    protection."""
+    marks = " ✓" if hook_source and source.authorized else ""
+    if source.protection == "read_only":
+        marks += " (read-only)"
+    elif source.protection == "no_delete":
+        marks += " (no delete)"
+    return marks
+
 
 KIND_ROLE = Qt.ItemDataRole.UserRole
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -30,10 +41,6 @@ class WorkspacePanel(QWidget):
         super().__init__(parent)
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
-        self.tree.setColumnCount(2)
-        self.tree.header().setStretchLastSection(False)
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.tree.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setObjectName("workspaceTree")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -83,17 +90,13 @@ class WorkspacePanel(QWidget):
             group.setExpanded(not expanded or group.text(0) in expanded)
 
     def _source_item(self, source: SourceFile, hook_source: bool) -> QTreeWidgetItem:
-        # Authorization matters only for code the agent runs.
-        label, tip = source_state(source, hook_source=hook_source)
-        item = QTreeWidgetItem([source.path, label])
+        # Authorization matters only for code the agent runs. The marks are text in the
+        # palette's own colour, so they read on light and dark themes alike.
+        _label, tip = source_state(source, hook_source=hook_source)
+        item = QTreeWidgetItem([source.path + state_suffix(source, hook_source)])
         item.setData(0, KIND_ROLE, "source")
         item.setData(0, NAME_ROLE, source.path)
         item.setToolTip(0, f"{source.path}: {tip}" if tip else source.path)
-        item.setToolTip(1, tip)
-        if not source.authorized:
-            # The palette's own muted text colour stays readable on dark themes.
-            muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
-            item.setForeground(1, muted)
         return item
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:

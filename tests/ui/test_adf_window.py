@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
 
 from studio.core.app_settings import AppSettings, load_settings
 from studio.ui.main_window import MainWindow
+from studio.ui.workspace_panel import NAME_ROLE
 from tests.support.adf_files import AdfSpec, build_adf, table_dump
 from tests.support.build_sample_agent import build
 
@@ -90,13 +91,14 @@ def add_target(qtbot, window: MainWindow, label: str) -> None:
 
 
 def panel_rows(window: MainWindow) -> dict[str, tuple[str, str]]:
+    """The workspace panel's files by path: the text shown and the tooltip."""
     tree = window.workspace_panel.tree
     rows: dict[str, tuple[str, str]] = {}
     for i in range(tree.topLevelItemCount()):
         group = tree.topLevelItem(i)
         for j in range(group.childCount()):
             item = group.child(j)
-            rows[item.text(0)] = (item.text(1), item.toolTip(1))
+            rows[item.data(0, NAME_ROLE)] = (item.text(0), item.toolTip(0))
     return rows
 
 
@@ -154,12 +156,16 @@ def test_the_ts_hook_runs_and_its_record_is_kept_in_the_state_folder(qtbot, wind
 def test_the_workspace_panel_shows_each_source_state(window, agent):
     assert window.open_workspace(agent)
     rows = panel_rows(window)
-    assert rows["lib/policy.ts"][0] == "✓ authorized"
+    assert rows["lib/policy.ts"][0] == "lib/policy.ts ✓"
+    assert "Authorized" in rows["lib/policy.ts"][1]
     assert "saving an edit removes" in rows["lib/policy.ts"][1]
-    assert rows["lib/redact.ts"][0] == "not authorized, read-only"
+    assert rows["lib/redact.ts"][0] == "lib/redact.ts (read-only)"
+    assert "Not authorized" in rows["lib/redact.ts"][1]
     assert "never writes it" in rows["lib/redact.ts"][1]
-    assert rows["mind.md"][0] == "no delete"
-    assert "agent.adf" in rows
+    assert rows["mind.md"][0] == "mind.md (no delete)"
+    assert "authorized" not in rows["mind.md"][1]
+    assert rows["data/refund-policy.json"][0] == "data/refund-policy.json"
+    assert rows["agent.json"][0] == "agent.adf"
 
 
 def test_a_newer_schema_is_read_only_with_a_banner(window, dialogs, tmp_path):
@@ -237,7 +243,8 @@ def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
     assert row[5] == 0  # authorized
     assert not view.modified
     assert "not authorized" in view.state.text()
-    assert panel_rows(window)["lib/policy.ts"][0] == "not authorized"
+    assert panel_rows(window)["lib/policy.ts"][0] == "lib/policy.ts"
+    assert "Not authorized" in panel_rows(window)["lib/policy.ts"][1]
     copy = window.workspace.source_root / "lib/policy.ts"
     assert copy.read_text().endswith("// checked\n")
 
