@@ -47,7 +47,9 @@ from studio.core.workspace.folder import Workspace, WorkspaceFileError
 from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
+from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, RunJob
+from studio.ui.history_sample_dialog import HistorySampleDialog, history_sample_enabled
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
@@ -121,6 +123,7 @@ class MainWindow(QMainWindow):
         self.records_dock = self._dock(
             "Records", self.records, Qt.DockWidgetArea.BottomDockWidgetArea
         )
+        self.agent_log_dock = AgentLogDock(self, self.bridge, self.records_dock)
 
         self._build_actions()
         self._build_toolbar()
@@ -209,6 +212,16 @@ class MainWindow(QMainWindow):
         self.recent = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
+        self.history_sample_action = self._action(
+            "New Sample from &History…",
+            None,
+            self.new_sample_from_history,
+            "A pre-LLM sample from rows of the .adf agent's history",
+        )
+        self.history_sample_action.setEnabled(False)
+        file_menu.addAction(self.history_sample_action)
+        self.sample_editor.sample_list.new_menu.addAction(self.history_sample_action)
+        self.workspace_opened.connect(self._on_workspace_kind)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
 
@@ -254,6 +267,7 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self.workspace_dock.toggleViewAction())
         view_menu.addAction(self.records_dock.toggleViewAction())
+        view_menu.addAction(self.agent_log_dock.toggleViewAction())
         self._fill_recent()
 
     def _build_toolbar(self) -> None:
@@ -357,6 +371,30 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.workspace_opened.emit(workspace)
         return True
+
+    def new_sample_from_history(self) -> HistorySampleDialog | None:
+        """The New sample from history dialog of an .adf agent; the sample it writes is
+        selected."""
+        if not history_sample_enabled(self.workspace):
+            self.statusBar().showMessage("Open an .adf agent to use its history", 4000)
+            return None
+        dialog = HistorySampleDialog(self.workspace, self.bridge, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        samples = dialog.samples
+        dialog.sample_created.connect(lambda name: self._on_history_sample_created(samples, name))
+        dialog.open()
+        return dialog
+
+    def _on_history_sample_created(self, samples: Path, name: str) -> None:
+        self.sample_editor.on_files_changed({str(samples)})
+        self._refresh_samples()
+        self.sample_box.setCurrentText(name)
+        self.editors.setCurrentWidget(self.sample_editor)
+        self.statusBar().showMessage(f"Created {samples.name}/{name}.json from the history", 4000)
+
+    def _on_workspace_kind(self, workspace: Workspace) -> None:
+        self.history_sample_action.setEnabled(history_sample_enabled(workspace))
+        self.agent_log_dock.set_workspace(workspace)
 
     def _declared_loops(self) -> list[str]:
         if self.workspace is None:

@@ -264,3 +264,48 @@ def save_history_sample(
     else:
         create_sample_file(target, data)
     return target
+
+
+def row_kinds(row: LoopRow) -> str:
+    """The kinds of a row's blocks, in order and each once (``text + tool_use``); ``text`` for
+    plain text content."""
+    content = row.content
+    if isinstance(content, str):
+        return "text"
+    if not isinstance(content, list):
+        return type(content).__name__
+    kinds: list[str] = []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        name = kind if isinstance(kind, str) else "?"
+        if name not in kinds:
+            kinds.append(name)
+    return " + ".join(kinds) or "empty"
+
+
+def _block_preview(block: Any) -> str:
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        return f"{block.get('name', '?')}({json.dumps(block.get('input', {}), ensure_ascii=False)})"
+    if kind == "tool_result":
+        inner = block.get("content", "")
+        text = inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
+        return f"→ {text}"
+    if kind == "thinking":
+        return f"(thinking) {block.get('thinking', '')}"
+    return f"({kind})"
+
+
+def row_preview(row: LoopRow, limit: int = 120) -> str:
+    """A row's content in one short line."""
+    content = row.content
+    if isinstance(content, list):
+        text = " · ".join(" ".join(p.split()) for p in map(_block_preview, content) if p)
+    else:
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
