@@ -733,6 +733,8 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _confirm_discard(self) -> bool:
+        if not self.source_view.confirm_leave():
+            return False
         if self.undo_stack.isClean():
             return True
         answer = QMessageBox.question(

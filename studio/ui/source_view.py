@@ -103,6 +103,8 @@ class SourceView(QWidget):
 
     def show_file(self, path: Path, line: int, label: str) -> None:
         """A file outside the workspace's sources, read-only."""
+        if not self.confirm_leave():
+            return
         try:
             content = path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
@@ -115,7 +117,7 @@ class SourceView(QWidget):
     def show_source(self, path: str, line: int) -> None:
         """The workspace's hook source ``path``, editable unless the agent or the file is
         read-only."""
-        if self.workspace is None:
+        if self.workspace is None or not self.confirm_leave():
             return
         reason = self.workspace.read_only_reason
         try:
@@ -185,6 +187,27 @@ class SourceView(QWidget):
     @property
     def modified(self) -> bool:
         return self.text.document().isModified()
+
+    def confirm_leave(self) -> bool:
+        """Whether the source shown may be replaced: unsaved edits are saved or dropped as the
+        user answers (Cancel keeps them on screen)."""
+        if not self.modified or not self.editable or self.source is None:
+            return True
+        answer = QMessageBox.question(
+            self,
+            TITLE,
+            f"{self.source} has unsaved changes. Save them?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_source()
+        if answer == QMessageBox.StandardButton.Discard:
+            self.text.document().setModified(False)
+            return True
+        return False
 
     def save_source(self) -> bool:
         """Write the edited text through the workspace. An authorized file is written only

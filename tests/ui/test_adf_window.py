@@ -63,6 +63,7 @@ def window(qtbot, tmp_path: Path, dialogs: Dialogs) -> Iterator[MainWindow]:
     win.show()
     yield win
     win.undo_stack.setClean()
+    win.source_view.text.document().setModified(False)
     win.close()
 
 
@@ -247,6 +248,26 @@ def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
     assert "Not authorized" in panel_rows(window)["lib/policy.ts"][1]
     copy = window.workspace.source_root / "lib/policy.ts"
     assert copy.read_text().endswith("// checked\n")
+
+
+def test_unsaved_source_edits_are_not_dropped_silently(qtbot, window, dialogs, agent, tmp_path):
+    assert window.open_workspace(agent)
+    window.open_source("mind.md", 1)
+    type_at_end(qtbot, window, "Ask first.")
+    dialogs.answer = QMessageBox.StandardButton.Cancel
+    window.open_source("document.md", 1)
+    assert window.source_view.source == "mind.md"
+    assert window.source_view.text.toPlainText().endswith("Ask first.")
+    (tmp_path / "other").mkdir()
+    other = build(tmp_path / "other" / "agent.adf")
+    assert not window.open_workspace(other)
+    assert window.workspace.location == agent
+    assert "mind.md has unsaved changes" in dialogs.questions[-1][0]
+
+    dialogs.answer = QMessageBox.StandardButton.Save
+    window.open_source("document.md", 1)
+    assert window.source_view.source == "document.md"
+    assert file_row(agent, "mind.md")[1].decode().endswith("Ask first.")
 
 
 def test_a_read_only_source_cannot_be_edited(window, agent):
