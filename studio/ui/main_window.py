@@ -429,7 +429,10 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             self.hook_editor.set_notice(None)
             return
-        self.hook_editor.set_notice(self.workspace.notice(), self.workspace.read_only_reason)
+        reason = self.workspace.read_only_reason
+        self.hook_editor.set_notice(self.workspace.notice(), reason)
+        self.save_action.setEnabled(not reason)
+        self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
 
     def _sources(self) -> Path | None:
         """The folder holding the workspace's hook sources as files, made current (an ``.adf``'s

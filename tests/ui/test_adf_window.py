@@ -179,6 +179,7 @@ def test_a_newer_schema_is_read_only_with_a_banner(window, dialogs, tmp_path):
     assert not editor.save_button.isEnabled()
     assert "Read-only" in editor.save_button.toolTip()
     assert "(read-only)" in window.windowTitle()
+    assert not window.save_action.isEnabled()
     assert not window.save()
     assert dialogs.warnings and "read-only" in dialogs.warnings[0]
     window.open_source("lib/policy.ts", 1)
