@@ -204,7 +204,7 @@ class AgentLogView(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(MESSAGE, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(DATA, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(DATA, 260)
+        header.resizeSection(DATA, 200)
 
         bar = QHBoxLayout()
         bar.addWidget(self.filter, 1)

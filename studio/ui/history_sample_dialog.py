@@ -373,7 +373,9 @@ class HistorySampleDialog(QDialog):
             words += "; the system prompt is empty"
         if not built.valid:
             first = next(f for f in built.findings if f.severity == "error")
-            words += f". Not a valid request: {built.where(first)}: {first.message}"
+            row = built.row_of(first)
+            at = f" at row S{row.seq}" if row else ""
+            words += f". Not a valid request{at}: {first.message}"
         self._say(words, "ok" if built.valid else "error")
         self._update_button()
 

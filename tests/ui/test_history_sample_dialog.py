@@ -104,7 +104,9 @@ def test_a_range_that_cuts_a_tool_call_is_shown_and_cannot_be_created(qtbot, bri
     dialog = open_dialog(qtbot, bridge, agent)
     dialog.select_range(0, 1)
     assert not dialog.create_button.isEnabled()
-    assert "Not a valid request" in dialog.status.text() and "(row S2)" in dialog.status.text()
+    assert "Not a valid request at row S2: request.messages[1].content[1]: tool_use" in (
+        dialog.status.text()
+    )
     assert "never answered" in dialog.report.toPlainText()
     assert dialog.create_sample() is False
     assert not dialog.samples.exists() or list(dialog.samples.iterdir()) == []

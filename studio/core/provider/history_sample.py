@@ -114,9 +114,8 @@ class HistorySample:
     def text(self) -> str:
         return json.dumps(self.sample, indent=2, ensure_ascii=False) + "\n"
 
-    def where(self, finding: Finding) -> str:
-        """A finding's place, with the history row a message came from."""
-        text = finding.pointer or "/"
+    def row_of(self, finding: Finding) -> LoopRow | None:
+        """The history row of the message a finding is in, if it is in one."""
         path = finding.path
         if (
             len(path) >= 3
@@ -124,8 +123,13 @@ class HistorySample:
             and isinstance(path[2], int)
             and 0 <= path[2] < len(self.rows)
         ):
-            text += f" (row S{self.rows[path[2]].seq})"
-        return text
+            return self.rows[path[2]]
+        return None
+
+    def where(self, finding: Finding) -> str:
+        """A finding's place, with the history row a message came from."""
+        row = self.row_of(finding)
+        return (finding.pointer or "/") + (f" (row S{row.seq})" if row else "")
 
     def report_lines(self) -> list[str]:
         seqs = f"S{self.rows[0].seq} to S{self.rows[-1].seq}" if self.rows else "no rows"

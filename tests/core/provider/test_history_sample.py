@@ -14,6 +14,8 @@ from studio.core.provider.history_sample import (
     RowRange,
     build_history_sample,
     parse_row_range,
+    row_kinds,
+    row_preview,
     save_history_sample,
     select_rows,
 )
@@ -216,3 +218,25 @@ def test_a_bad_sample_name_is_refused(agent, tmp_path):
     built = build_history_sample(agent.config(), "main", main_rows(agent), SYSTEM)
     with pytest.raises(ValueError, match="sample name"):
         save_history_sample(tmp_path, "../escape", built)
+
+
+def test_rows_are_described_by_their_block_kinds_and_a_short_preview(tmp_path):
+    long_text = "word " * 60
+    rows = [
+        ("main", "user", json.dumps([{"type": "text", "text": long_text}])),
+        (
+            "main",
+            "assistant",
+            json.dumps([{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "a\n b"}]),
+        ),
+        ("main", "user", "not json"),
+        ("main", "user", "[]"),
+    ]
+    adf = AdfFile.open(build_adf(tmp_path / "a.adf", AdfSpec(history_rows=rows)))
+    first, second, third, fourth = adf.history("main")
+    assert row_kinds(first) == "text" and len(row_preview(first)) == 120
+    assert row_preview(first).endswith("…")
+    assert row_kinds(second) == "thinking + text"
+    assert row_preview(second) == "(thinking) hm · a b"
+    assert (row_kinds(third), row_preview(third)) == ("text", "not json")
+    assert (row_kinds(fourth), row_preview(fourth)) == ("empty", "")
