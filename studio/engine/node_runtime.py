@@ -186,6 +186,10 @@ class NodeHost:
         if body:
             process.stdin.write(body)
 
+    def warm(self, memory_bytes: int) -> None:
+        """Ask the host to get ready for a first call with this memory limit."""
+        self._send({"op": "warm", "memory_bytes": memory_bytes})
+
     async def call(
         self, header: dict[str, Any], body: bytes, *, wait_s: float, start: bool = True
     ) -> tuple[dict[str, Any], bytes]:
@@ -280,8 +284,9 @@ class NodeRuntime(HookRuntime):
 
     async def start(self) -> None:
         # A missing or unusable Node is reported by the first call that needs it.
-        with contextlib.suppress(NodeUnavailable, OSError):
+        with contextlib.suppress(NodeUnavailable, OSError, HostLost):
             await self._host.start()
+            self._host.warm(WorkerLimits.of(self.settings.limits).memory_bytes)
 
     async def close(self) -> None:
         for host in [*self._old_hosts, self._host]:

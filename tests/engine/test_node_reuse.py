@@ -472,3 +472,20 @@ def test_modules_without_state_are_lent_frozen_and_keep_the_worker(host):
     second, value = host.run("modules.ts", text)
     assert second["worker"] == first["worker"]
     assert json.loads(value["system"])["join"] == "a/b"
+
+
+def test_a_warmed_host_serves_its_first_call_on_a_worker_started_ahead(tmp_path: Path) -> None:
+    cold, warmed = Host(tmp_path / "cold"), Host(tmp_path / "warmed")
+    try:
+        for live in (cold, warmed):
+            live.root.mkdir()
+            live.loop.run_until_complete(live.host.start())
+        warmed.host.warm(128 << 20)
+        first_cold, _ = cold.run("hook.js", TRIVIAL)
+        first_warmed, value = warmed.run("hook.js", TRIVIAL)
+    finally:
+        cold.close()
+        warmed.close()
+    assert first_cold["worker_ahead"] is False
+    assert first_warmed["worker_ahead"] is True
+    assert value == {}

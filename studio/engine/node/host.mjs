@@ -75,6 +75,15 @@ function onFrame(header, body) {
   if (header.op === 'call') startCall(header, body);
   else if (header.op === 'cancel') calls.get(header.id)?.stop('cancelled', 'Execution cancelled');
   else if (header.op === 'answer') studioAnswered(header, body);
+  else if (header.op === 'warm') warm(header.memory_bytes);
+}
+
+// Ahead of the first call, so that it costs what the next ones cost: the TypeScript parser
+// loaded (the first strip in a process takes a hundred milliseconds or more) and a pooled Worker
+// started with the workspace's memory limit.
+function warm(memoryBytes) {
+  transpile('warm-up.ts', 'const ready: boolean = true;\n');
+  topUp(memoryBytes, true);
 }
 
 // ---- building the script ---------------------------------------------------------------
@@ -269,7 +278,9 @@ function takeWorker(memoryBytes, pooled) {
   const usable = list.filter((e) => !e.broken && e.memoryBytes === memoryBytes);
   for (const e of list) if (!usable.includes(e)) retire(e);
   // The most recently used ready Worker: its code caches are the warmest.
-  const entry = usable.findLast((e) => e.ready) ?? usable[0] ?? newWorker(memoryBytes, pooled);
+  let entry = usable.findLast((e) => e.ready) ?? usable[0];
+  if (entry) entry.ahead = true;
+  else entry = newWorker(memoryBytes, pooled);
   list.splice(0, list.length, ...usable.filter((e) => e !== entry));
   entry.calls += 1;
   setImmediate(() => topUp(memoryBytes, pooled));
@@ -439,6 +450,9 @@ function startCall(header, input) {
         duration_ms: performance.now() - started,
         // Which Worker ran the call: the same number means the same realm.
         worker: entry?.worker.threadId ?? null,
+        // Whether that Worker was started before the call came (a spare, or one kept from an
+        // earlier call) rather than for it.
+        worker_ahead: entry?.ahead === true,
         calls: takeCalls(id),
       },
       body,
