@@ -1,7 +1,8 @@
 """The Agent log: what an ``.adf`` agent's own runtime logged about its pre-LLM hook (the
 ``pre_llm_hook`` and ``pre_llm_hook_error`` rows of ``adf_logs``, spec/js-runtime.md §1), read
 only, beside the studio's own records. It follows the file: a change to the agent file or its
-``-wal`` (ADF writing while it runs) reloads the rows, keeping the selection and the scroll."""
+``-wal`` (ADF writing while it runs) reloads the rows, keeping the selection and the scroll; the
+studio's own reads, which make and remove an empty ``-wal``, do not."""
 
 from __future__ import annotations
 
@@ -161,6 +162,7 @@ class AgentLogView(QWidget):
         self._adf: AdfFile | None = None
         self._job: Job | None = None
         self._reload_wanted = False
+        self._read_stamp: tuple[tuple[int, int] | None, ...] = ()
 
         self.filter = QLineEdit()
         self.filter.setObjectName("agentLogFilter")
@@ -264,8 +266,26 @@ class AgentLogView(QWidget):
         if existing:
             self.watcher.addPaths(existing)
 
+    def _stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        """The agent file's and its ``-wal``'s modification time and size. An empty ``-wal`` is
+        left out: reading the file makes one for as long as the connection lasts, so the
+        studio's own reads must not look like ADF writing."""
+        if self._adf is None:
+            return ()
+        path = self._adf.path
+        parts: list[tuple[int, int] | None] = []
+        for candidate in (path, path.with_name(path.name + "-wal")):
+            try:
+                info = candidate.stat()
+            except OSError:
+                parts.append(None)
+                continue
+            parts.append((info.st_mtime_ns, info.st_size) if info.st_size else None)
+        return tuple(parts)
+
     def _on_changed(self, _path: str) -> None:
-        self._settle.start()
+        if self._stamp() != self._read_stamp:
+            self._settle.start()
 
     # ---- reading ------------------------------------------------------------------------------
     def refresh(self) -> None:
@@ -276,6 +296,7 @@ class AgentLogView(QWidget):
             self._update_count()
             return
         self._watch()  # a -wal may have appeared or gone
+        self._read_stamp = self._stamp()
         if self._job is not None and not self._job.done:
             self._reload_wanted = True
             return

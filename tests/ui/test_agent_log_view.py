@@ -128,6 +128,16 @@ def test_a_row_adf_writes_appears_and_the_selection_stays(qtbot, bridge, agent):
     assert [i.row() for i in view.table.selectionModel().selectedRows()] == [0]
 
 
+def test_the_views_own_reads_do_not_make_it_read_again(qtbot, bridge, agent):
+    view = open_view(qtbot, bridge, agent)
+    view._on_changed(str(agent.parent))  # as the watcher says when a read's -wal comes and goes
+    assert not view._settle.isActive()
+    with qtbot.waitSignal(view.rows_loaded, timeout=WAIT_MS):
+        view.refresh()
+    with qtbot.assertNotEmitted(view.rows_loaded, wait=1500):
+        pass  # the watcher saw the read's -wal come and go: no read follows
+
+
 def test_refresh_reads_again_from_the_keyboard(qtbot, bridge, agent):
     view = open_view(qtbot, bridge, agent)
     view.watcher.blockSignals(True)  # only the key may read again here
