@@ -146,6 +146,11 @@ class MainWindow(QMainWindow):
         self._recovery_timer.setSingleShot(True)
         self._recovery_timer.setInterval(800)
         self._recovery_timer.timeout.connect(self._keep_recovery)
+        # ADF opening or closing the agent shows only as -wal/-shm appearing beside the file.
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setInterval(2000)
+        self._notice_timer.timeout.connect(self._show_notice)
+        self._notice: tuple[str | None, str | None] | None = None
 
         self.undo_stack.cleanChanged.connect(self._update_title)
         self.hook_editor.draft_changed.connect(self._on_draft_changed)
@@ -429,8 +434,16 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             self.hook_editor.set_notice(None)
             return
+        if self.workspace.kind == "adf":
+            self._notice_timer.start()
+        else:
+            self._notice_timer.stop()
         reason = self.workspace.read_only_reason
-        self.hook_editor.set_notice(self.workspace.notice(), reason)
+        notice = (self.workspace.notice(), reason)
+        if notice == self._notice:
+            return
+        self._notice = notice
+        self.hook_editor.set_notice(*notice)
         self.save_action.setEnabled(not reason)
         self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
 from studio.core.app_settings import AppSettings, load_settings
 from studio.ui.main_window import MainWindow
@@ -65,6 +65,9 @@ def window(qtbot, tmp_path: Path, dialogs: Dialogs) -> Iterator[MainWindow]:
     win.undo_stack.setClean()
     win.source_view.text.document().setModified(False)
     win.close()
+    # Work the engine ended at close reports back through queued signals: deliver them while
+    # the window's widgets still exist.
+    QApplication.processEvents()
 
 
 def stored_config(path: Path) -> dict[str, Any]:
@@ -218,6 +221,20 @@ def test_an_agent_open_in_adf_refuses_config_saves_and_keeps_the_draft(
         assert "ADF" in window.statusBar().currentMessage()
     finally:
         held.close()
+
+
+def test_the_banner_follows_adf_opening_and_closing_the_agent(qtbot, window, agent):
+    assert window.open_workspace(agent)
+    notice = window.hook_editor.notice
+    assert not notice.isVisible()
+    held = sqlite3.connect(agent)
+    try:
+        held.execute("SELECT count(*) FROM adf_meta").fetchone()
+        qtbot.waitUntil(notice.isVisible, timeout=WAIT_MS)
+        assert "looks open in ADF" in notice.text()
+    finally:
+        held.close()
+    qtbot.waitUntil(lambda: not notice.isVisible(), timeout=WAIT_MS)
 
 
 def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
