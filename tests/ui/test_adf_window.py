@@ -124,6 +124,10 @@ def test_open_edit_a_target_save_and_reopen(qtbot, window, agent):
     assert window.workspace is not None and window.workspace.location == agent
     assert window.hook_editor.draft.source == "lib/policy.ts:transform"
     assert not window.hook_editor.notice.isVisible()
+    # The function picker lists the functions of the agent's own copy of the source.
+    picker = window.hook_editor.function
+    qtbot.waitUntil(lambda: picker.count() > 0, timeout=WAIT_MS)
+    assert [picker.itemText(i) for i in range(picker.count())] == ["transform"]
 
     add_target(qtbot, window, "reviewer")
     assert window.isWindowModified()
