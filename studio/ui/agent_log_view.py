@@ -284,6 +284,7 @@ class AgentLogView(QWidget):
         return tuple(parts)
 
     def _on_changed(self, _path: str) -> None:
+        self._watch()  # ADF opening the agent makes a -wal, whose growth is its writing
         if self._stamp() != self._read_stamp:
             self._settle.start()
 

@@ -138,6 +138,26 @@ def test_the_views_own_reads_do_not_make_it_read_again(qtbot, bridge, agent):
         pass  # the watcher saw the read's -wal come and go: no read follows
 
 
+def test_rows_written_while_adf_holds_the_agent_open_appear(qtbot, bridge, agent):
+    view = open_view(qtbot, bridge, agent)
+    running = sqlite3.connect(agent, isolation_level=None, timeout=5)
+    try:  # ADF keeps its connection, so its rows stay in the -wal
+        running.execute("SELECT count(*) FROM adf_logs").fetchone()
+        wal = str(agent.with_name("support.adf-wal"))
+        qtbot.waitUntil(lambda: wal in view.watcher.files(), timeout=WAIT_MS)
+        for n in (1, 2):
+            running.execute(
+                "INSERT INTO adf_logs (level, origin, event, target, message, created_at, loop) "
+                "VALUES ('info', 'pre_llm_hook', 'execute', 'lib/policy.ts', ?, ?, 'main')",
+                (f"call {n}", BASE_MS + 10_000 + n),
+            )
+            qtbot.waitUntil(lambda n=n: view.model.rowCount() == 4 + n, timeout=WAIT_MS)
+        assert Path(wal).stat().st_size > 0
+        assert shown(view, MESSAGE)[-2:] == ["call 1", "call 2"]
+    finally:
+        running.close()
+
+
 def test_refresh_reads_again_from_the_keyboard(qtbot, bridge, agent):
     view = open_view(qtbot, bridge, agent)
     view.watcher.blockSignals(True)  # only the key may read again here
