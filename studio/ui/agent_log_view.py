@@ -202,6 +202,7 @@ class AgentLogView(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         header = self.table.horizontalHeader()
+        header.setResizeContentsPrecision(200)  # ten thousand rows: size columns by a few
         for column in (TIME, LEVEL, EVENT, TARGET, LOOP):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(MESSAGE, QHeaderView.ResizeMode.Stretch)

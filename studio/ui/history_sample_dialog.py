@@ -78,6 +78,7 @@ class HistoryRowsModel(QAbstractTableModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[LoopRow] = []
+        self._cells: dict[int, tuple[str, ...]] = {}
 
     @property
     def rows(self) -> list[LoopRow]:
@@ -86,7 +87,23 @@ class HistoryRowsModel(QAbstractTableModel):
     def set_rows(self, rows: list[LoopRow]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._cells = {}
         self.endResetModel()
+
+    def _cells_of(self, position: int) -> tuple[str, ...]:
+        """A row's shown texts, made once: views ask for them on every paint."""
+        cells = self._cells.get(position)
+        if cells is None:
+            row = self._rows[position]
+            cells = (
+                f"S{row.seq}",
+                row.role,
+                row_kinds(row),
+                row_preview(row),
+                log_time(row.created_at),
+            )
+            self._cells[position] = cells
+        return cells
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -106,21 +123,11 @@ class HistoryRowsModel(QAbstractTableModel):
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        row, column = self._rows[index.row()], index.column()
+        column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == SEQ:
-                return f"S{row.seq}"
-            if column == ROLE:
-                return row.role
-            if column == KIND:
-                return row_kinds(row)
-            if column == CONTENT:
-                return row_preview(row)
-            if column == TIME:
-                return log_time(row.created_at)
-            return None
+            return self._cells_of(index.row())[column] if 0 <= column < len(HEADERS) else None
         if role == Qt.ItemDataRole.ToolTipRole and column == CONTENT:
-            return row_preview(row, 1000)
+            return row_preview(self._rows[index.row()], 1000)
         if role == Qt.ItemDataRole.TextAlignmentRole and column == SEQ:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -183,6 +190,7 @@ class HistorySampleDialog(QDialog):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         header = self.table.horizontalHeader()
+        header.setResizeContentsPrecision(200)  # a long history: size columns by its first rows
         for column in (SEQ, ROLE, KIND, TIME):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(CONTENT, QHeaderView.ResizeMode.Stretch)
@@ -272,6 +280,8 @@ class HistorySampleDialog(QDialog):
         given (a busy agent file waits up to its timeout)."""
         self._reading += 1
         ticket = self._reading
+        self.built = None
+        self._update_button()
         adf = self.workspace.adf
 
         def then(value: Any, error: BaseException | None) -> None:
@@ -320,7 +330,6 @@ class HistorySampleDialog(QDialog):
             QItemSelectionModel.SelectionFlag.NoUpdate,
         )
         self.table.scrollToBottom()
-        self.refresh()
 
     def _on_loop_chosen(self, _index: int) -> None:
         self._read_history(self.loop.currentText())
@@ -345,7 +354,10 @@ class HistorySampleDialog(QDialog):
         self.table.selectionModel().select(selection, flags)
 
     def _on_rows_chosen(self, *_: Any) -> None:
-        self.refresh()
+        # A long history takes a moment to build: a run of Shift+arrows builds once.
+        self.built = None
+        self._update_button()
+        self._timer.start()
 
     def refresh(self) -> None:
         """Build the sample from the chosen rows and prompt, and show it and its report."""

@@ -48,6 +48,14 @@ def open_dialog(qtbot, bridge, path: Path) -> HistorySampleDialog:
     return dialog
 
 
+def wait_built(qtbot, dialog: HistorySampleDialog, seqs: list[int]) -> None:
+    """Until the sample of exactly these rows is built (a selection builds after a pause)."""
+    qtbot.waitUntil(
+        lambda: dialog.built is not None and [r.seq for r in dialog.built.rows] == seqs,
+        timeout=WAIT_MS,
+    )
+
+
 @pytest.fixture(params=[28, 29])
 def agent(request, tmp_path) -> Path:
     return build_adf(tmp_path / "support.adf", AdfSpec(schema=request.param))
@@ -84,6 +92,8 @@ def test_a_range_chosen_with_the_keyboard_is_built_and_created(qtbot, bridge, ag
     qtbot.keyClick(dialog.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClick(dialog.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     assert [r.seq for r in dialog.selected_rows()] == [1, 2, 3]
+    assert not dialog.create_button.isEnabled()  # until the range is built
+    wait_built(qtbot, dialog, [1, 2, 3])
     dialog.system.setFocus()
     dialog.system.selectAll()
     qtbot.keyClicks(dialog.system, PROMPT)
@@ -103,6 +113,7 @@ def test_a_range_that_cuts_a_tool_call_is_shown_and_cannot_be_created(qtbot, bri
     before = table_dump(agent)
     dialog = open_dialog(qtbot, bridge, agent)
     dialog.select_range(0, 1)
+    wait_built(qtbot, dialog, [1, 2])
     assert not dialog.create_button.isEnabled()
     assert "Not a valid request at row S2: request.messages[1].content[1]: tool_use" in (
         dialog.status.text()
@@ -124,6 +135,7 @@ def test_a_mouse_range_is_the_rows_between_the_clicks(qtbot, bridge, agent):
     click(2)
     click(3, Qt.KeyboardModifier.ShiftModifier)
     assert [r.seq for r in dialog.selected_rows()] == [3, 4]
+    wait_built(qtbot, dialog, [3, 4])
     assert "Not a valid request" in dialog.status.text()  # S3 answers a call it does not hold
 
 
@@ -132,8 +144,7 @@ def test_inner_loops_of_schema_29_are_offered(qtbot, bridge, tmp_path):
     assert [dialog.loop.itemText(i) for i in range(dialog.loop.count())] == ["main", "researcher"]
     dialog.loop.setFocus()
     qtbot.keyClick(dialog.loop, Qt.Key.Key_Down)
-    qtbot.waitUntil(lambda: dialog.model.rowCount() == 2, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: dialog.built is not None, timeout=WAIT_MS)
+    wait_built(qtbot, dialog, [5, 6])
     assert dialog.built.sample["loop"] == "researcher"
     assert dialog.name.text() == "history-researcher"
     assert [m["seq"] for m in dialog.built.sample["request"]["messages"]] == [5, 6]
