@@ -156,6 +156,17 @@ def test_an_agent_without_history_says_so(qtbot, bridge, tmp_path):
     assert not dialog.create_button.isEnabled()
 
 
+def test_an_agent_file_that_became_unreadable_is_said_plainly(qtbot, bridge, tmp_path):
+    path = build_adf(tmp_path / "support.adf")
+    workspace = AdfWorkspace.open_file(path)
+    path.write_bytes(b"this is no database, " * 400)
+    dialog = HistorySampleDialog(workspace, bridge)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.problem != "", timeout=WAIT_MS)
+    assert dialog.status.text().startswith("support.adf: is a damaged SQLite database")
+    assert dialog.model.rowCount() == 0 and not dialog.create_button.isEnabled()
+
+
 def test_replacing_a_sample_asks_first(qtbot, bridge, agent, monkeypatch):
     answers: list[str] = []
 
