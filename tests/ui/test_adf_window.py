@@ -366,3 +366,11 @@ def test_open_an_agent_file_from_the_keyboard(qtbot, window, agent):
         qtbot.keyClick(name, Qt.Key.Key_Return)
     assert window.workspace.location == agent
     assert window.hook_editor.draft.source == "lib/policy.ts:transform"
+
+
+def test_the_studio_starts_on_the_agent_file_it_last_opened(agent, tmp_path):
+    from studio.ui.app import bundled_workspace, choose_workspace
+
+    assert choose_workspace(None, str(agent)) == agent
+    assert choose_workspace(str(agent), None) == agent
+    assert choose_workspace(None, str(tmp_path / "gone.adf")) == bundled_workspace()
