@@ -213,6 +213,26 @@ def test_the_rewrite_altering_the_input_is_a_warning_at_its_path(node):
     assert node.run(hook=hook("echoesInput")).warnings == []
 
 
+def test_a_proto_key_in_the_input_becomes_its_prototype_as_in_adf_and_is_a_warning(node):
+    sample = json.loads((node.runner.workspace.root / "samples" / "basic.json").read_text())
+    sample["request"]["options"] = {"providerParams": {"__proto__": {"isAdmin": True}, "n": 1}}
+    write_json(node.runner.workspace.root / "samples" / "proto.json", sample)
+    source = write(
+        node,
+        "proto.js",
+        "function main({ request }) {\n"
+        "  const params = request.options.providerParams;\n"
+        "  return { ...request, system: JSON.stringify([Object.keys(params), params.isAdmin]) };\n"
+        "}\n",
+    )
+    outcome = node.run("proto", hook=source)
+    assert outcome.status == "ok", outcome.turn_error
+    assert json.loads(outcome.result["system"]) == [["n"], True]
+    assert outcome.result["options"] == {"providerParams": {"n": 1}}
+    assert [w["path"] for w in outcome.warnings] == ["/request/options/providerParams/__proto__"]
+    assert "sets the object's prototype" in outcome.warnings[0]["message"]
+
+
 # ---- the sandbox --------------------------------------------------------------------------------
 
 

@@ -172,6 +172,30 @@ function inputWarnings(input, altered) {
   return paths.map((path) => ({ path, message: `${note}` }));
 }
 
+// The input is pasted into the script as an object literal, where a "__proto__" key is no key:
+// it sets the object's prototype. The hook then inherits that value's members instead of seeing
+// the key, and a request it spreads or returns has lost it.
+function prototypeKeyWarnings(input) {
+  if (!input.includes('"__proto__"')) return [];
+  const note =
+    'ADF pastes the input into the script as an object literal, where a "__proto__" key sets the object\'s prototype: the hook does not see this key (it inherits its members instead), and a request it spreads or returns has lost it';
+  const out = [];
+  const visit = (value, path) => {
+    if (out.length >= 20 || value === null || typeof value !== 'object') return;
+    for (const key of Object.keys(value)) {
+      const at = `${path}/${Array.isArray(value) ? key : key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key === '__proto__') out.push({ path: at, message: note });
+      visit(value[key], at);
+    }
+  };
+  try {
+    visit(JSON.parse(input), '');
+  } catch {
+    // Input that is not JSON is reported where it is parsed.
+  }
+  return out;
+}
+
 function build(header, input) {
   const { path, fn } = header;
   let code = header.source;
@@ -189,7 +213,8 @@ function build(header, input) {
     `\n;if (typeof ${fn} !== 'function') throw new Error(${JSON.stringify(`Function "${fn}" not found in "${path}".`)});` +
     `\nreturn await ${fn}(${alteredInput});\n`;
   const codeLines = script.split('\n').length;
-  return { body, map, codeLines, warnings: inputWarnings(inputText, alteredInput) };
+  const warnings = [...inputWarnings(inputText, alteredInput), ...prototypeKeyWarnings(inputText)];
+  return { body, map, codeLines, warnings };
 }
 
 // ---- workers ---------------------------------------------------------------------------
