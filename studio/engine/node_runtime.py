@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from studio.core.contract import HookCall, HookReply, RunStopped
 from studio.core.json.js_values import js_value_hook
 from studio.core.pre_llm.host_calls import calls_from_log
+from studio.core.run_outcome import HostCall
 from studio.core.source_ref import (
     SourceOutsideWorkspace,
     SourceRef,
@@ -431,9 +432,15 @@ class NodeRuntime(HookRuntime):
         except RunStopped as exc:
             return {"ok": False, "message": exc.error.message}, b""
         output = reply.stdout + reply.stderr
+        # A Python callee's own adf calls, for the caller's log; a JavaScript one's are there.
+        calls = [
+            c.model_dump(mode="json") if isinstance(c, HostCall) else c
+            for c in (reply.extra.get("calls") or [] if runtime is not self else [])
+        ]
         if reply.error is not None:
-            return {"ok": False, "message": reply.error.message, "output": output}, b""
-        return {"ok": True, "output": output}, json.dumps(reply.value).encode()
+            answer = {"ok": False, "message": reply.error.message, "output": output}
+            return {**answer, "calls": calls}, b""
+        return {"ok": True, "output": output, "calls": calls}, json.dumps(reply.value).encode()
 
     def _python_runtime(self) -> HookRuntime:
         from studio.engine.python_runtime import PythonRuntime

@@ -317,6 +317,27 @@ def test_sys_lambda_runs_a_python_function_through_the_studio(ws, runner: LiveRu
     assert outcome.calls[0].answered_by == "lib/rag.py:enrich"
 
 
+def test_a_python_callees_own_sys_lambda_calls_are_listed_under_it(ws, runner: LiveRunner):
+    configure(ws, code_execution={"sys_lambda": True})
+    write(ws, "leaf.py", "def main(args):\n    return {'leaf': args['n'] + 1}\n")
+    write(
+        ws,
+        "middle.py",
+        "def main(args):\n"
+        "    return adf.sys_lambda(source='lib/leaf.py', args={'n': args['n']})\n",
+    )
+    outcome = runner.run(
+        hook=probe(ws, [["sys_lambda", {"source": "lib/middle.py", "args": {"n": 1}}]])
+    )
+    assert results(outcome) == [{"ok": {"leaf": 2}}]
+    assert [(c.method, c.depth, c.answered_by) for c in outcome.calls] == [
+        ("sys_lambda", 0, "lib/middle.py:main"),
+        ("sys_lambda", 1, "lib/leaf.py:main"),
+    ]
+    assert outcome.calls[1].args == {"source": "lib/leaf.py", "args": {"n": 1}}
+    assert outcome.calls[1].reply == {"leaf": 2}
+
+
 def test_a_callee_that_printed_returns_text(ws, runner: LiveRunner):
     configure(ws)
     write(ws, "loud.py", "def main(args):\n    print('working')\n    return {'n': 1}\n")

@@ -333,6 +333,7 @@ async function sysLambda(call, args) {
   const { header, body } = await inLane(call.id, () =>
     askStudio(call, { op: 'sys_lambda', path: target.path, fn: target.fn, adf: child }, argsText),
   );
+  logCalleeCalls(call, header.calls, child.depth);
   if (!header.ok) {
     throw Object.assign(new CallFailure('FN_ERROR', `sys_lambda ${key}: ${header.message}`), {
       answeredBy: key,
@@ -352,6 +353,21 @@ async function sysLambda(call, args) {
   // The reference's quirk: a callee that printed anything hands its caller text, not a value.
   const shown = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   return { value: `${shown}\n\nOutput:\n${output.replace(/\n$/, '')}`, answeredBy: key, output };
+}
+
+// The calls a Python callee made itself, which the studio reports with its answer, go in the
+// caller's log after the sys_lambda that made them; a JavaScript callee's are logged as made.
+function logCalleeCalls(call, entries, depth) {
+  if (!Array.isArray(entries)) return;
+  const run = runOf(call);
+  for (const entry of entries) {
+    if (run.log.length >= LOGGED_CALLS || run.bytes >= LOGGED_BYTES) {
+      run.dropped += 1;
+      continue;
+    }
+    run.log.push({ ...entry, depth: depth + (Number(entry?.depth) || 0) });
+    run.bytes += JSON.stringify(entry)?.length ?? 0;
+  }
 }
 
 // ---- one call -------------------------------------------------------------------------------
