@@ -43,7 +43,7 @@ from studio.core.turn_error import TurnError
 from studio.core.workspace.adf_file import AdfFileError
 from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
-from studio.core.workspace.folder import Workspace, WorkspaceFileError
+from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileError
 from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
@@ -51,6 +51,7 @@ from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, RunJob
 from studio.ui.history_sample_dialog import HistorySampleDialog, history_sample_enabled
 from studio.ui.hook_editor import HookEditor
+from studio.ui.import_request_dialog import ImportRequestDialog
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
@@ -217,6 +218,13 @@ class MainWindow(QMainWindow):
         self.recent = file_menu.addMenu("Open &Recent")
         file_menu.addSeparator()
         file_menu.addAction(self.save_action)
+        self.import_request_action = self._action(
+            "&Import Request…", None, self.import_request, "A captured provider body as a sample"
+        )
+        file_menu.addAction(self.import_request_action)
+        new_menu = self.sample_editor.sample_list.new_menu
+        new_menu.addSeparator()
+        new_menu.addAction(self.import_request_action)
         self.history_sample_action = self._action(
             "New Sample from &History…",
             None,
@@ -376,6 +384,26 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.workspace_opened.emit(workspace)
         return True
+
+    def import_request(self) -> ImportRequestDialog | None:
+        """The Import request dialog; the sample it writes is selected."""
+        if self.workspace is None:
+            self.statusBar().showMessage("Open a workspace to import a request into", 4000)
+            return None
+        dialog = ImportRequestDialog(self.workspace.root / SAMPLES_DIR, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.sample_imported.connect(self._on_sample_imported)
+        dialog.open()
+        return dialog
+
+    def _on_sample_imported(self, name: str) -> None:
+        if self.workspace is None:
+            return
+        self.sample_editor.on_files_changed({str(self.workspace.root / SAMPLES_DIR)})
+        self._refresh_samples()
+        self.sample_box.setCurrentText(name)
+        self.editors.setCurrentWidget(self.sample_editor)
+        self.statusBar().showMessage(f"Imported {SAMPLES_DIR}/{name}.json", 4000)
 
     def new_sample_from_history(self) -> HistorySampleDialog | None:
         """The New sample from history dialog of an .adf agent; the sample it writes is

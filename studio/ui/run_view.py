@@ -1,6 +1,7 @@
-"""One run, shown the one way: Diff, Decision record, Turn error, Output, Result and Calls tabs
-(the turn error first when the run failed, the diff when it succeeded), below the run's warnings.
-The Calls tab shows for a contract whose hooks can call their host, and for any run that did.
+"""One run, shown the one way: Diff, Decision record, Turn error, Output, Result, Calls and
+Provider request tabs (the turn error first when the run failed, the diff when it succeeded),
+below the run's warnings. The Calls tab shows for a contract whose hooks can call their host, and
+for any run that did; the Provider request tab for a pre-LLM run.
 
 The results panel shows a run just made with it, the record detail a stored run rebuilt as an
 outcome; a stored run whose payload was cleared says so where its content would be. Nothing
@@ -33,10 +34,11 @@ from studio.ui.result_diff_view import DiffCache, RequestDiffView
 from studio.ui.result_error_view import TurnErrorView
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_output_view import OutputView
+from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE, ProviderView
 from studio.ui.result_style import accent, heading, note, set_accent
 
-TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS = range(6)
-TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls")
+TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS, TAB_PROVIDER = range(7)
+TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls", PROVIDER_TITLE)
 TAB_TIPS = (
     "What the hook changed",
     "The content-free record of what the hook decided",
@@ -44,8 +46,11 @@ TAB_TIPS = (
     "What the hook printed",
     "What the hook returned, and what it was given",
     "What the hook asked its host (adf.*), in order, and what each call got",
+    PROVIDER_TIP,
 )
 CALLING_CONTRACTS = frozenset({"pre_llm"})
+PROVIDER_CONTRACTS = frozenset({"pre_llm"})
+"""Contracts whose result is a request a provider receives."""
 """Contracts whose hooks have a host API to call."""
 CLEARED = " (cleared)"
 CLEARED_TEXT = (
@@ -155,6 +160,7 @@ class RunView(QWidget):
         self.error_view.pointer_activated.connect(self._on_pointer_activated)
         self.output = OutputView()
         self.calls = CallsView()
+        self.provider = ProviderView()
         self.result_title = heading()
         self.result_source = QComboBox()
         self.result_source.setPlaceholderText("Show…")
@@ -184,6 +190,7 @@ class RunView(QWidget):
             self.output,
             result_page,
             self.calls,
+            self.provider,
         )
         for index, (tab_page, title) in enumerate(zip(tab_pages, TAB_TITLES, strict=True)):
             self.tabs.addTab(tab_page, title)
@@ -219,6 +226,8 @@ class RunView(QWidget):
         self.output.show_outcome(outcome, payload_cleared=payload_cleared)
         self._show_result(outcome)
         self._show_calls(outcome, calls_kept)
+        self.provider.show_outcome(outcome, payload_cleared=payload_cleared)
+        self.tabs.setTabVisible(TAB_PROVIDER, outcome.contract in PROVIDER_CONTRACTS)
         failed = outcome.turn_error is not None
         self.tabs.setTabText(TAB_ERROR, "Turn error ●" if failed else "Turn error")
         for tab in (TAB_OUTPUT, TAB_RESULT):
@@ -250,6 +259,8 @@ class RunView(QWidget):
         self.calls.show_calls([])
         self.tabs.tabBar().setTabTextColor(TAB_CALLS, QColor())
         self.tabs.setTabVisible(TAB_CALLS, False)
+        self.provider.clear(text)
+        self.tabs.setTabVisible(TAB_PROVIDER, False)
 
     def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
         self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
