@@ -74,7 +74,7 @@ def _anthropic_signs(body: dict[str, Any]) -> list[str]:
             break
     for message in _list(body.get("messages")):
         for block in _list(message.get("content") if isinstance(message, dict) else None):
-            if isinstance(block, dict) and block.get("type") in _ANTHROPIC_BLOCKS:
+            if isinstance(block, dict) and _kind(block) in _ANTHROPIC_BLOCKS:
                 signs.append(f"a {block['type']} block")
                 return signs
     return signs
@@ -96,10 +96,15 @@ def _chat_signs(body: dict[str, Any]) -> list[str]:
             signs.append("tool_calls")
             return signs
         for part in _list(message.get("content")):
-            if isinstance(part, dict) and part.get("type") in _CHAT_PARTS:
+            if isinstance(part, dict) and _kind(part) in _CHAT_PARTS:
                 signs.append(f"a {part['type']} part")
                 return signs
     return signs
+
+
+def _kind(value: dict[str, Any]) -> str:
+    kind = value.get("type")
+    return kind if isinstance(kind, str) else ""
 
 
 def _list(value: Any) -> list[Any]:

@@ -164,7 +164,7 @@ def _block(block: Any, path: tuple[PathPart, ...], report: LossReport) -> dict[s
         report.drop(path, "redacted thinking: its content is encrypted for the provider")
     elif kind == "document":
         report.drop(path, "a document: a request has no document blocks")
-    elif kind in SERVER_BLOCKS:
+    elif isinstance(kind, str) and kind in SERVER_BLOCKS:
         report.drop(path, f"{kind}: part of a server tool's round, which the provider runs")
     else:
         report.drop(path, f"a block of type {kind!r}, which a request does not have")

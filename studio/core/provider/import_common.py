@@ -18,6 +18,8 @@ def restore_stamp(
     message: dict[str, Any], text: str, path: tuple[PathPart, ...], report: LossReport
 ) -> str:
     """``text`` without ADF's prefix; the prefix's time and sequence go back on ``message``."""
+    if not isinstance(text, str):
+        return text  # the request checks name what is wrong with it
     rest, created, seq = split_stamp(text)
     if created is None:
         return text
