@@ -5,6 +5,7 @@ original body beside it) only when it passes the request checks, never over anot
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from PySide6.QtCore import QRegularExpression, Qt, QTimer, Signal
@@ -145,6 +146,20 @@ class ImportRequestDialog(QDialog):
         layout.addWidget(note(f"The original body is kept as {SAMPLES_DIR}/originals/NAME.json."))
         layout.addWidget(self.buttons)
         self.resize(980, 600)
+        chain = [
+            self.body,
+            self.open_button,
+            self.preview,
+            self.sample,
+            self.report,
+            self.format,
+            self.dynamic,
+            self.name,
+            self.import_button,
+            cancel,
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)

@@ -128,3 +128,19 @@ def test_the_window_imports_and_selects_the_sample(qtbot, window, sample_workspa
     assert "proxy" in window.sample_editor.sample_list.model.names
     assert "proxy.original" not in window.sample_editor.sample_list.model.names
     assert [s.name for s in window.workspace.samples()].count("proxy") == 1
+
+
+def test_tab_goes_through_the_dialog_in_reading_order(qtbot, dialog):
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow, timeout=WAIT_MS)
+    dialog.body.setPlainText(json.dumps(chat_body()))
+    dialog.refresh()
+    dialog.body.setFocus()
+    seen = [dialog.focusWidget()]
+    for _ in range(8):
+        qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Tab)
+        seen.append(dialog.focusWidget())
+    # the loss report sits on the preview's other page, reached by its tab (Alt+L)
+    order = [dialog.body, dialog.open_button, dialog.preview.tabBar(), dialog.sample]
+    order += [dialog.format, dialog.dynamic, dialog.name, dialog.import_button]
+    assert seen[:8] == order
