@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
 # 2026-11-30 10:00:00 UTC in epoch ms, and the prefix ADF writes for it
 T0 = 1796032800000
 STAMP = "[2026-11-30 10:00:00 UTC]"
