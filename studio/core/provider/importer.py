@@ -117,7 +117,32 @@ def import_body(
     if incomplete:
         description += " (incomplete: part of its history lives on the provider's server)"
     sample = {"contract": "pre_llm", "description": description, "loop": MAIN, "request": request}
-    return Imported(format, sample, report.losses, incomplete, pre_llm_sample_findings(sample))
+    losses = _in_body_order(body, report.losses)
+    return Imported(format, sample, losses, incomplete, pre_llm_sample_findings(sample))
+
+
+def _in_body_order(body: Any, losses: list[Loss]) -> list[Loss]:
+    """The losses in the order their places come in the body, so the report reads top down."""
+    order: dict[tuple[Any, ...], int] = {}
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), body)]
+    while stack:
+        path, value = stack.pop()
+        order[path] = len(order)
+        if isinstance(value, dict):
+            children = [((*path, key), sub) for key, sub in value.items()]
+        elif isinstance(value, list):
+            children = [((*path, k), sub) for k, sub in enumerate(value)]
+        else:
+            continue
+        stack.extend(reversed(children))
+
+    def place(loss: Loss) -> int:
+        path = loss.path
+        while path not in order:
+            path = path[:-1]
+        return order[path] if path else len(order)  # about the whole body: last
+
+    return sorted(losses, key=place)
 
 
 def _role_and_content_first(message: dict[str, Any]) -> dict[str, Any]:

@@ -286,3 +286,11 @@ def test_a_sample_that_fails_the_request_checks_is_not_valid():
 def test_a_body_that_is_not_an_object_is_refused():
     with pytest.raises(ImportFailed, match="not a JSON object"):
         import_body([1, 2], "anthropic")
+
+
+def test_the_loss_report_follows_the_body_top_down():
+    imported = import_body(chat_body(), "openai-chat")
+    where = [loss.where for loss in imported.losses]
+    assert where[:3] == ["model", "messages[1]", "messages[2].content"]
+    assert where.index("messages[6]") < where.index("tools[0].function.strict")
+    assert where[-1] == "parallel_tool_calls"
