@@ -323,8 +323,7 @@ def test_a_python_callees_own_sys_lambda_calls_are_listed_under_it(ws, runner: L
     write(
         ws,
         "middle.py",
-        "def main(args):\n"
-        "    return adf.sys_lambda(source='lib/leaf.py', args={'n': args['n']})\n",
+        "def main(args):\n    return adf.sys_lambda(source='lib/leaf.py', args={'n': args['n']})\n",
     )
     outcome = runner.run(
         hook=probe(ws, [["sys_lambda", {"source": "lib/middle.py", "args": {"n": 1}}]])

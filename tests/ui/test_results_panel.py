@@ -174,8 +174,10 @@ class TestTurnError:
         column = source[line - 1].index("at(-1)") + 1
         view = panel.run.error_view
         assert view.frames.count() == 1
-        assert view.frames.item(0).text().startswith(
-            f"lib/failing.ts, line {line}, column {column}, in typoKey"
+        assert (
+            view.frames.item(0)
+            .text()
+            .startswith(f"lib/failing.ts, line {line}, column {column}, in typoKey")
         )
         assert f"at lib/failing.ts:{line}:{column}" in view.message.text()
 
