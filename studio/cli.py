@@ -227,8 +227,8 @@ def _hook_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--set",
         metavar="FILE",
-        help="validate this pre_llm_hook (JSON; '-' reads stdin, null removes the hook) and "
-        "save it",
+        help='validate this pre_llm_hook (JSON, bare or as {"pre_llm_hook": ...} the way it '
+        "is printed; '-' reads stdin, null removes the hook) and save it",
     )
 
 
@@ -257,6 +257,9 @@ def _hook(args: argparse.Namespace) -> int:
             raise UsageError(f"stdin: not JSON: {exc}") from None
     else:
         new = _read(args.set)
+    if isinstance(new, dict) and list(new) == [HOOK_KEY]:
+        # The shape `hook` prints, so that its output edited can be given back as it is.
+        new = new[HOOK_KEY]
     check = check_agent_config({**document.document, HOOK_KEY: new})
     result: dict[str, Any] = {
         "valid": check.valid,

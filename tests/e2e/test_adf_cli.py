@@ -105,6 +105,14 @@ def test_hook_set_saves_by_the_safe_path_and_a_reopen_shows_it(agent, tmp_path):
     assert json.loads(studio("hook", str(agent)).stdout) == {}
 
 
+def test_what_hook_prints_edited_can_be_given_back_to_hook_set(agent):
+    printed = json.loads(studio("hook", str(agent)).stdout)
+    printed["pre_llm_hook"]["loops"].append("reviewer")
+    done = studio("hook", str(agent), "--set", "-", stdin=json.dumps(printed))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(studio("hook", str(agent)).stdout) == printed
+
+
 def test_hook_set_refuses_an_invalid_hook_with_its_findings(agent):
     before = agent.read_bytes()
     done = studio(
