@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -48,7 +49,7 @@ from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
 from studio.ui.agent_log_view import AgentLogDock
-from studio.ui.engine_bridge import EngineBridge, RunJob
+from studio.ui.engine_bridge import EngineBridge, Job, RunJob
 from studio.ui.history_sample_dialog import HistorySampleDialog, history_sample_enabled
 from studio.ui.hook_editor import HookEditor
 from studio.ui.import_request_dialog import ImportRequestDialog
@@ -81,6 +82,7 @@ def draft_from_text(text: str, current: HookDraft) -> HookDraft | None:
 class MainWindow(QMainWindow):
     workspace_opened = Signal(object)
     run_finished = Signal(object)
+    save_finished = Signal(bool)
 
     def __init__(self, settings: AppSettings, settings_path: Path | None = None) -> None:
         super().__init__()
@@ -99,12 +101,13 @@ class MainWindow(QMainWindow):
         self._group_sizes: dict[int, int] = {}
         self._next_group = 1
         self._closing = False
+        self._save_job: Job | None = None
 
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
         self.results = ResultsPanel(self.bridge)
         self.records = RecordsView(self.bridge)
-        self.source_view = SourceView()
+        self.source_view = SourceView(self.bridge)
         self.workspace_panel = WorkspacePanel()
 
         self.editors = QTabWidget()
@@ -162,6 +165,8 @@ class MainWindow(QMainWindow):
         self.records.open_source.connect(self.open_source)
         self.workspace_panel.open_requested.connect(self._on_panel_open)
         self.source_view.source_saved.connect(self._on_source_saved)
+        self.source_view.save_started.connect(self._on_source_save_started)
+        self.source_view.save_finished.connect(self._on_source_save_finished)
         self.sample_editor.sample_selected.connect(self._on_sample_selected)
         self.sample_editor.samples_changed.connect(self._refresh_samples)
         self.sample_editor.sample_saved.connect(self._on_sample_saved)
@@ -341,7 +346,7 @@ class MainWindow(QMainWindow):
     def open_workspace(self, path: Path) -> bool:
         """Open a folder or an ``.adf`` file; when it cannot be opened, say why and keep the
         workspace that is open."""
-        if not self._confirm_discard():
+        if not self._confirm_discard(then=partial(self.open_workspace, path)):
             return False
         try:
             workspace = Workspace.open(path)
@@ -364,6 +369,7 @@ class MainWindow(QMainWindow):
             self.records.set_store(None)
         self.workspace = workspace
         self.store = store
+        self._save_job = None
         self._listings.clear()
         self._listing_jobs.clear()
         self._sources()
@@ -472,8 +478,7 @@ class MainWindow(QMainWindow):
             return
         self._notice = notice
         self.hook_editor.set_notice(*notice)
-        self.save_action.setEnabled(not reason)
-        self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
+        self._update_save_action()
 
     def _sources(self) -> Path | None:
         """The folder holding the workspace's hook sources as files, made current (an ``.adf``'s
@@ -541,6 +546,10 @@ class MainWindow(QMainWindow):
         self._reload_timer.start()
 
     def _on_files_settled(self) -> None:
+        if self._save_job is not None:
+            # The save's own write is seen once the document knows it wrote it.
+            self._reload_timer.start()
+            return
         changed, self._changed_files = self._changed_files, set()
         if self.workspace is None:
             return
@@ -692,16 +701,18 @@ class MainWindow(QMainWindow):
         else:
             discard_recovery(self.workspace.root, RECOVERY_KEY)
 
-    def save(self) -> bool:
-        """Save the hook by the workspace's one save path; when the agent refuses (read-only,
-        open in ADF, busy), say why and keep the draft."""
-        if self.document is None or self.workspace is None:
-            return False
+    def save(self, *, then: Callable[[], object] | None = None) -> Job | None:
+        """Save the hook by the workspace's one save path, off the GUI thread (an ``.adf`` held
+        by another program waits out its busy timeout there). Returns the job, or None when
+        nothing was started (read-only, findings, a save already running: said at once).
+        ``save_finished(saved)`` says how it ended; ``then`` runs after a save that wrote."""
+        if self.document is None or self.workspace is None or self._save_job is not None:
+            return None
         label = self.workspace.agent_label
         refusal = self.workspace.read_only_reason
         if refusal:
             QMessageBox.warning(self, APP_NAME, f"{label} is read-only here:\n{refusal}")
-            return False
+            return None
         # The editor's findings also know the files on disk (a missing source or function).
         blocking = errors(self.hook_editor.findings)
         if blocking:
@@ -709,45 +720,82 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(
                 self, APP_NAME, f"The hook has problems and was not saved:\n{problems}"
             )
+            return None
+        return self._start_save(self.hook_editor.draft, False, then)
+
+    def _start_save(self, draft: HookDraft, force: bool, then: Callable[[], object] | None) -> Job:
+        assert self.document is not None and self.workspace is not None
+        label = self.workspace.agent_label
+        step = self.undo_stack.index()
+        job = self.bridge.submit(partial(self.document.save, draft, force=force))
+        self._save_job = job
+        self._update_save_action()
+        self.statusBar().showMessage(f"Saving {label}…")
+        job.finished.connect(partial(self._on_saved, job, label, draft, step, then))
+        job.failed.connect(partial(self._on_save_failed, job, label, draft, then))
+        return job
+
+    def _end_save(self, job: Job) -> bool:
+        """Whether this job is the save on show (a workspace opened meanwhile drops it)."""
+        if job is not self._save_job:
             return False
-        try:
-            self.document.save(self.hook_editor.draft)
-        except DraftInvalid as exc:
-            QMessageBox.warning(self, APP_NAME, f"The hook has problems and was not saved:\n{exc}")
-            return False
-        except ExternalChange:
+        self._save_job = None
+        self._update_save_action()
+        self.statusBar().clearMessage()
+        return True
+
+    def _on_saved(
+        self,
+        job: Job,
+        label: str,
+        draft: HookDraft,
+        step: int,
+        then: Callable[[], object] | None,
+        _text: object,
+    ) -> None:
+        if not self._end_save(job) or self.document is None or self.workspace is None:
+            return
+        # Edits made while the save ran stay unsaved: only what was written is clean.
+        if self.undo_stack.index() == step and self.hook_editor.draft == draft:
+            self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+            discard_recovery(self.workspace.root, RECOVERY_KEY)
+        self.statusBar().showMessage(f"Saved {label}", 3000)
+        self._update_title()
+        self.save_finished.emit(True)
+        if then is not None:
+            then()
+
+    def _on_save_failed(
+        self,
+        job: Job,
+        label: str,
+        draft: HookDraft,
+        then: Callable[[], object] | None,
+        exc: BaseException,
+    ) -> None:
+        if not self._end_save(job):
+            return
+        if isinstance(exc, ExternalChange):
             answer = QMessageBox.question(
                 self,
                 APP_NAME,
                 f"The hook in {label} changed since it was opened. Replace it with your version?",
             )
-            if answer != QMessageBox.StandardButton.Yes:
-                return False
-            if not self._save_forced(label):
-                return False
-        except AdfFileError as exc:
+            if answer == QMessageBox.StandardButton.Yes and self.document is not None:
+                self._start_save(draft, True, then)
+                return
+        elif isinstance(exc, DraftInvalid):
+            QMessageBox.warning(self, APP_NAME, f"The hook has problems and was not saved:\n{exc}")
+        elif isinstance(exc, AdfFileError):
             self._refused(label, exc)
-            return False
-        except (OSError, AgentDocumentError) as exc:
+        else:
             QMessageBox.warning(self, APP_NAME, f"{label} could not be saved:\n{exc}")
-            return False
-        self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
-        discard_recovery(self.workspace.root, RECOVERY_KEY)
-        self.statusBar().showMessage(f"Saved {label}", 3000)
-        self._update_title()
-        return True
+        self.save_finished.emit(False)
 
-    def _save_forced(self, label: str) -> bool:
-        assert self.document is not None
-        try:
-            self.document.save(self.hook_editor.draft, force=True)
-        except AdfFileError as exc:
-            self._refused(label, exc)
-            return False
-        except (OSError, AgentDocumentError) as exc:
-            QMessageBox.warning(self, APP_NAME, f"{label} could not be saved:\n{exc}")
-            return False
-        return True
+    def _update_save_action(self) -> None:
+        reason = self.workspace.read_only_reason if self.workspace else None
+        self.save_action.setEnabled(not reason and self._save_job is None)
+        self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
 
     def _refused(self, label: str, exc: AdfFileError) -> None:
         """An agent file that did not take the save: nothing was written and the draft stays."""
@@ -776,8 +824,13 @@ class MainWindow(QMainWindow):
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
         self._update_title()
 
-    def _confirm_discard(self) -> bool:
-        if not self.source_view.confirm_leave():
+    def _confirm_discard(self, *, then: Callable[[], object] | None = None) -> bool:
+        """Whether unsaved work may be left now. An answer of Save starts the save and says
+        False; ``then`` runs once the save has written."""
+        if self._save_job is not None:
+            self.statusBar().showMessage("Wait for the save to end", 4000)
+            return False
+        if not self.source_view.confirm_leave(then=then):
             return False
         if self.undo_stack.isClean():
             return True
@@ -790,7 +843,8 @@ class MainWindow(QMainWindow):
             | QMessageBox.StandardButton.Cancel,
         )
         if answer == QMessageBox.StandardButton.Save:
-            return self.save()
+            self.save(then=then)
+            return False
         return answer == QMessageBox.StandardButton.Discard
 
     def _update_title(self, *_: Any) -> None:
@@ -945,6 +999,13 @@ class MainWindow(QMainWindow):
         self.source_view.show_source(file, line)
         self.editors.setCurrentWidget(self.source_view)
 
+    def _on_source_save_started(self, path: str) -> None:
+        self.statusBar().showMessage(f"Saving {path}…")
+
+    def _on_source_save_finished(self, saved: bool) -> None:
+        if not saved:
+            self.statusBar().clearMessage()
+
     def _on_source_saved(self, path: str, warning: str) -> None:
         self._sources()
         self.workspace_panel.refresh()
@@ -1007,7 +1068,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage("Settings could not be saved", 4000)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._confirm_discard():
+        if not self._confirm_discard(then=self.close):
             event.ignore()
             return
         self._save_settings()

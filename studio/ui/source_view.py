@@ -3,10 +3,14 @@
 A source of the open workspace is read and saved through the workspace (for an ``.adf``, its
 ``adf_files`` row): the view shows whether the file is authorized and how it is protected, asks
 before a save removes an authorization, and keeps ``read_only`` files and read-only agents
-read-only."""
+read-only. A save runs off the GUI thread (an ``.adf`` held by another program waits out its
+busy timeout there); meanwhile the text cannot be edited, so what is marked saved is what was
+written."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from PySide6.QtCore import Signal
@@ -22,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.source_ref import SourceOutsideWorkspace
 from studio.core.workspace.adf_file import AdfFileError, SourceWrite
 from studio.core.workspace.folder import SourceFile, Workspace, WorkspaceFileError
 from studio.engine.runtimes import runnable_extensions
 from studio.ui.code_highlighter import CodeHighlighter, language_of
+from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.json_highlighter import json_theme
 
 TITLE = "Hook Studio"
@@ -58,10 +62,17 @@ def source_state(source: SourceFile, *, hook_source: bool = True) -> tuple[str, 
 
 
 class SourceView(QWidget):
-    source_saved = Signal(str, str)  # the source's path, and a warning ("" when none)
+    """Signals: ``save_started(path)`` when a save begins, ``source_saved(path, warning)`` when
+    it wrote (the warning is "" when none), ``save_finished(saved)`` when it ended either way."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    save_started = Signal(str)
+    source_saved = Signal(str, str)
+    save_finished = Signal(bool)
+
+    def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._bridge = bridge
+        self._save_job: Job | None = None
         self.title = QLabel("No file open")
         self.state = QLabel()
         self.state.setObjectName("sourceState")
@@ -87,11 +98,13 @@ class SourceView(QWidget):
         self.workspace: Workspace | None = None
         self.source: str | None = None
         self.editable = False
+        self._saved_state = ""
         self.text.document().modificationChanged.connect(self._on_modified)
         self.save_button.clicked.connect(self.save_source)
 
     def set_workspace(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
+        self._save_job = None
         self.source = None
         self.path = None
         self.editable = False
@@ -103,7 +116,7 @@ class SourceView(QWidget):
 
     def show_file(self, path: Path, line: int, label: str) -> None:
         """A file outside the workspace's sources, read-only."""
-        if not self.confirm_leave():
+        if not self.confirm_leave(then=partial(self.show_file, path, line, label)):
             return
         try:
             content = path.read_text(encoding="utf-8", errors="replace")
@@ -117,7 +130,9 @@ class SourceView(QWidget):
     def show_source(self, path: str, line: int) -> None:
         """The workspace's hook source ``path``, editable unless the agent or the file is
         read-only."""
-        if self.workspace is None or not self.confirm_leave():
+        if self.workspace is None or not self.confirm_leave(
+            then=partial(self.show_source, path, line)
+        ):
             return
         reason = self.workspace.read_only_reason
         try:
@@ -182,15 +197,22 @@ class SourceView(QWidget):
         self.text.setExtraSelections([mark])
 
     def _on_modified(self, modified: bool) -> None:
-        self.save_button.setEnabled(modified and self.editable)
+        self.save_button.setEnabled(modified and self.editable and self._save_job is None)
 
     @property
     def modified(self) -> bool:
         return self.text.document().isModified()
 
-    def confirm_leave(self) -> bool:
-        """Whether the source shown may be replaced: unsaved edits are saved or dropped as the
-        user answers (Cancel keeps them on screen)."""
+    @property
+    def saving(self) -> bool:
+        return self._save_job is not None
+
+    def confirm_leave(self, *, then: Callable[[], object] | None = None) -> bool:
+        """Whether the source shown may be replaced now: unsaved edits are dropped, or kept on
+        screen, as the user answers. An answer of Save starts the save and says False; ``then``
+        runs once it has written."""
+        if self._save_job is not None:
+            return False
         if not self.modified or not self.editable or self.source is None:
             return True
         answer = QMessageBox.question(
@@ -203,32 +225,70 @@ class SourceView(QWidget):
             QMessageBox.StandardButton.Save,
         )
         if answer == QMessageBox.StandardButton.Save:
-            return self.save_source()
+            self.save_source(then=then)
+            return False
         if answer == QMessageBox.StandardButton.Discard:
             self.text.document().setModified(False)
             return True
         return False
 
-    def save_source(self) -> bool:
-        """Write the edited text through the workspace. An authorized file is written only
-        after the user agrees that the edit removes its authorization (the default is No)."""
-        if self.workspace is None or self.source is None or not self.editable:
+    def save_source(self, *, then: Callable[[], object] | None = None) -> Job | None:
+        """Write the edited text through the workspace, off the GUI thread; returns the job, or
+        None when there is nothing to save here. An authorized file is written only after the
+        user agrees that the edit removes its authorization (the default is No)."""
+        if self.workspace is None or self.source is None or not self.editable or self.saving:
+            return None
+        return self._start_save(self.source, self.text.toPlainText(), False, then)
+
+    def _start_save(
+        self, path: str, text: str, deauthorize: bool, then: Callable[[], object] | None
+    ) -> Job:
+        assert self.workspace is not None
+        job = self._bridge.submit(
+            partial(self.workspace.write_source, path, text, deauthorize=deauthorize)
+        )
+        self._save_job = job
+        self.text.setReadOnly(True)
+        self.save_button.setEnabled(False)
+        self._saved_state = self.state.text()
+        self.state.setText("Saving…")
+        job.finished.connect(partial(self._on_written, job, path, text, then))
+        job.failed.connect(partial(self._on_write_failed, job, path))
+        self.save_started.emit(path)
+        return job
+
+    def _end_save(self, job: Job) -> bool:
+        """Whether this job is the save on show (another workspace drops it)."""
+        if job is not self._save_job:
             return False
-        path, text = self.source, self.text.toPlainText()
-        try:
-            result = self.workspace.write_source(path, text)
-            if result.status == "would_deauthorize":
-                if not self._confirm_deauthorize(path):
-                    return False
-                result = self.workspace.write_source(path, text, deauthorize=True)
-        except AdfFileError as exc:
-            QMessageBox.warning(self, TITLE, f"{path} was not saved:\n{exc.reason}")
-            return False
-        except (OSError, WorkspaceFileError, SourceOutsideWorkspace) as exc:
-            QMessageBox.warning(self, TITLE, f"{path} was not saved:\n{exc}")
-            return False
-        self._saved(result)
+        self._save_job = None
+        self.text.setReadOnly(not self.editable)
+        self.state.setText(self._saved_state)
+        self.save_button.setEnabled(self.modified and self.editable)
         return True
+
+    def _on_written(
+        self, job: Job, path: str, text: str, then: Callable[[], object] | None, result: SourceWrite
+    ) -> None:
+        if not self._end_save(job):
+            return
+        if result.status == "would_deauthorize":
+            if self._confirm_deauthorize(path):
+                self._start_save(path, text, True, then)
+                return
+            self.save_finished.emit(False)
+            return
+        self._saved(result)
+        self.save_finished.emit(True)
+        if then is not None:
+            then()
+
+    def _on_write_failed(self, job: Job, path: str, exc: BaseException) -> None:
+        if not self._end_save(job):
+            return
+        reason = exc.reason if isinstance(exc, AdfFileError) else str(exc)
+        QMessageBox.warning(self, TITLE, f"{path} was not saved:\n{reason}")
+        self.save_finished.emit(False)
 
     def _confirm_deauthorize(self, path: str) -> bool:
         answer = QMessageBox.question(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox
 
@@ -71,6 +71,21 @@ def window(qtbot, tmp_path: Path, dialogs: Dialogs) -> Iterator[MainWindow]:
     # Work the engine ended at close reports back through queued signals: deliver them while
     # the window's widgets still exist.
     QApplication.processEvents()
+
+
+def save_and_wait(qtbot, window: MainWindow) -> bool:
+    """Save the hook and wait for the save, made off the GUI thread, to end."""
+    with qtbot.waitSignal(window.save_finished, timeout=WAIT_MS) as finished:
+        assert window.save() is not None
+    return finished.args[0]
+
+
+def save_source_and_wait(qtbot, window: MainWindow) -> bool:
+    """Save the source shown and wait for the save to end (questions answered on the way)."""
+    view = window.source_view
+    with qtbot.waitSignal(view.save_finished, timeout=WAIT_MS) as finished:
+        assert view.save_source() is not None
+    return finished.args[0]
 
 
 def stored_config(path: Path) -> dict[str, Any]:
@@ -134,7 +149,7 @@ def test_open_edit_a_target_save_and_reopen(qtbot, window, agent):
 
     add_target(qtbot, window, "reviewer")
     assert window.isWindowModified()
-    assert window.save()
+    assert save_and_wait(qtbot, window)
     assert not window.isWindowModified()
 
     new = stored_config(agent)
@@ -190,7 +205,7 @@ def test_a_newer_schema_is_read_only_with_a_banner(window, dialogs, tmp_path):
     assert "Read-only" in editor.save_button.toolTip()
     assert "(read-only)" in window.windowTitle()
     assert not window.save_action.isEnabled()
-    assert not window.save()
+    assert window.save() is None
     assert dialogs.warnings and "read-only" in dialogs.warnings[0]
     window.open_source("lib/policy.ts", 1)
     assert window.source_view.text.isReadOnly()
@@ -211,7 +226,7 @@ def test_an_agent_open_in_adf_refuses_config_saves_and_keeps_the_draft(
         assert "looks open in ADF" in editor.notice.text()
 
         add_target(qtbot, window, "reviewer")
-        assert not window.save()
+        assert not save_and_wait(qtbot, window)
         assert "close the agent in ADF" in dialogs.warnings[-1]
         assert "your edits are kept" in dialogs.warnings[-1]
         assert stored_config(agent) == old
@@ -222,7 +237,7 @@ def test_an_agent_open_in_adf_refuses_config_saves_and_keeps_the_draft(
         window.open_source("data/refund-policy.json", 1)
         type_at_end(qtbot, window, " ")
         with qtbot.waitSignal(window.source_view.source_saved) as saved:
-            assert window.source_view.save_source()
+            assert save_source_and_wait(qtbot, window)
         assert "ADF" in saved.args[1]
         assert file_row(agent, "data/refund-policy.json")[1] == b'{"max_eur":100} '
         assert "ADF" in window.statusBar().currentMessage()
@@ -255,7 +270,7 @@ def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
     assert view.save_button.isEnabled()
 
     dialogs.answer = QMessageBox.StandardButton.No
-    assert not view.save_source()
+    assert not save_source_and_wait(qtbot, window)
     text, default = dialogs.questions[-1]
     assert "removes its authorization" in text
     assert default == QMessageBox.StandardButton.No
@@ -263,7 +278,9 @@ def test_saving_an_authorized_source_asks_first(qtbot, window, dialogs, agent):
     assert view.modified
 
     dialogs.answer = QMessageBox.StandardButton.Yes
-    qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(view.save_finished, timeout=WAIT_MS) as finished:
+        qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    assert finished.args == [True]
     row = file_row(agent, "lib/policy.ts")
     assert row[1].decode().endswith("// checked\n")
     assert row[5] == 0  # authorized
@@ -291,7 +308,8 @@ def test_unsaved_source_edits_are_not_dropped_silently(qtbot, window, dialogs, a
 
     dialogs.answer = QMessageBox.StandardButton.Save
     window.open_source("document.md", 1)
-    assert window.source_view.source == "document.md"
+    # The save runs off the GUI thread; the file asked for is shown once it has written.
+    qtbot.waitUntil(lambda: window.source_view.source == "document.md", timeout=WAIT_MS)
     assert file_row(agent, "mind.md")[1].decode().endswith("Ask first.")
 
 
@@ -302,7 +320,7 @@ def test_a_read_only_source_cannot_be_edited(window, agent):
     assert view.text.isReadOnly()
     assert "read-only" in view.state.text()
     assert not view.save_button.isEnabled()
-    assert not view.save_source()
+    assert view.save_source() is None
 
 
 def test_a_busy_agent_is_a_clear_message_and_the_edit_stays(qtbot, window, dialogs, agent):
@@ -314,7 +332,7 @@ def test_a_busy_agent_is_a_clear_message_and_the_edit_stays(qtbot, window, dialo
     holder = sqlite3.connect(agent, isolation_level=None)
     try:
         holder.execute("BEGIN IMMEDIATE")
-        assert not window.source_view.save_source()
+        assert not save_source_and_wait(qtbot, window)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -374,3 +392,59 @@ def test_the_studio_starts_on_the_agent_file_it_last_opened(agent, tmp_path):
     assert choose_workspace(None, str(agent)) == agent
     assert choose_workspace(str(agent), None) == agent
     assert choose_workspace(None, str(tmp_path / "gone.adf")) == bundled_workspace()
+
+
+def test_a_source_save_waits_for_a_held_agent_off_the_gui_thread(qtbot, window, agent):
+    assert window.open_workspace(agent)
+    window.open_source("data/refund-policy.json", 1)
+    type_at_end(qtbot, window, " ")
+    view = window.source_view
+    holder = sqlite3.connect(agent, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        job = view.save_source()
+        assert job is not None
+        assert view.state.text() == "Saving…"
+        assert not view.save_button.isEnabled() and view.text.isReadOnly()
+        assert window.statusBar().currentMessage() == "Saving data/refund-policy.json…"
+        # The window's event loop turns while the save waits on the lock.
+        ticks = QTimer(window)
+        ticks.setInterval(10)
+        count = []
+        ticks.timeout.connect(lambda: count.append(1))
+        ticks.start()
+        qtbot.waitUntil(lambda: len(count) >= 5, timeout=WAIT_MS)
+        ticks.stop()
+        assert not job.done
+        assert view.modified
+    finally:
+        with qtbot.waitSignal(view.save_finished, timeout=WAIT_MS) as finished:
+            holder.execute("ROLLBACK")
+        holder.close()
+    assert finished.args == [True]
+    assert file_row(agent, "data/refund-policy.json")[1] == b'{"max_eur":100} '
+    assert not view.modified and not view.text.isReadOnly()
+    assert view.state.text() != "Saving…"
+    assert window.statusBar().currentMessage().startswith("Saved data/refund-policy.json")
+
+
+def test_a_busy_agent_is_said_after_the_wait_and_the_edit_stays(qtbot, window, dialogs, agent):
+    assert window.open_workspace(agent)
+    window.workspace.adf.timeout = 0.5
+    window.open_source("data/refund-policy.json", 1)
+    type_at_end(qtbot, window, " ")
+    view = window.source_view
+    holder = sqlite3.connect(agent, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        ticked = []
+        with qtbot.waitSignal(view.save_finished, timeout=WAIT_MS) as finished:
+            assert view.save_source() is not None
+            QTimer.singleShot(0, lambda: ticked.append(view.saving))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert ticked == [True]  # a timer fired while the save still waited
+    assert finished.args == [False]
+    assert "busy" in dialogs.warnings[-1]
+    assert view.modified and not view.text.isReadOnly() and view.save_button.isEnabled()

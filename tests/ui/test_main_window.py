@@ -40,6 +40,13 @@ def choose_in_row(window: MainWindow, row: int, label: str) -> None:
     assert model.setData(model.index(row, 0), label, Qt.ItemDataRole.EditRole)
 
 
+def save_and_wait(qtbot, window: MainWindow) -> bool:
+    """Save the hook and wait for the save, made off the GUI thread, to end."""
+    with qtbot.waitSignal(window.save_finished, timeout=WAIT_MS) as finished:
+        assert window.save() is not None
+    return finished.args[0]
+
+
 def run_and_wait(qtbot, window: MainWindow, start=None):
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         (start or window.run_selected)()
@@ -63,7 +70,7 @@ def test_add_and_remove_target_rows_then_save_and_reopen(qtbot, window, sample_w
     assert window.isWindowModified()
     editor._on_remove_row(0)
     assert [r.name for r in editor.draft.rows] == ["researcher", "reviewer"]
-    assert window.save()
+    assert save_and_wait(qtbot, window)
     saved = config_of(sample_workspace)["pre_llm_hook"]
     assert saved["scope"] == "loops" and saved["loops"] == ["researcher", "reviewer"]
     assert "include_main" not in saved
@@ -97,7 +104,7 @@ def test_a_broken_timeout_is_a_finding_and_save_is_refused(qtbot, window, sample
     assert any("1000 to 300000" in m for m in messages)
     assert "border" in editor.timeout.styleSheet()
     assert not editor.save_button.isEnabled()
-    assert not window.save()
+    assert window.save() is None
     assert (sample_workspace / "agent.json").read_bytes() == before
 
 
@@ -120,7 +127,7 @@ def test_a_source_the_studio_cannot_run_is_a_warning_and_still_saves(
     assert any(m.startswith("⚠") and "'.rb' files" in m for m in messages), messages
     assert "border" not in editor.source.styleSheet()
     assert editor.save_button.isEnabled()
-    assert window.save()
+    assert save_and_wait(qtbot, window)
     assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.rb:transform"
 
     window.sample_box.setCurrentText("support-ticket")
@@ -381,7 +388,7 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
     ), messages
     assert not editor.save_button.isEnabled()
     assert "border" in editor.function.styleSheet() and "border" not in editor.source.styleSheet()
-    assert not window.save()
+    assert window.save() is None
 
     # While the file does not parse, the function may be in the part that cannot be read.
     policy.write_text(POLICY_TS + "\nexport function redact(input: ) {}\n")
@@ -395,5 +402,30 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
 
     policy.write_text(POLICY_TS + "\nexport function redact(input: any) { return input; }\n")
     qtbot.waitUntil(lambda: findings_text(editor)[0].startswith("✓"), timeout=WAIT_MS)
-    assert window.save()
+    assert save_and_wait(qtbot, window)
     assert config_of(sample_workspace)["pre_llm_hook"]["source"] == "lib/policy.ts:redact"
+
+
+def test_a_hook_save_runs_off_the_gui_thread_and_marks_saved_only_what_it_wrote(
+    qtbot, window, sample_workspace
+):
+    editor = window.hook_editor
+    choose_in_row(window, 1, "reviewer")
+    saving = editor.draft
+    with qtbot.waitSignal(window.save_finished, timeout=WAIT_MS) as finished:
+        assert window.save() is not None
+        assert not window.save_action.isEnabled()
+        assert window.statusBar().currentMessage().startswith("Saving ")
+        assert window.save() is None  # one save at a time
+        # An edit made while the save runs is not part of it.
+        qtbot.mouseClick(editor.add_target, Qt.MouseButton.LeftButton)
+        choose_in_row(window, 2, "researcher")
+    assert finished.args == [True]
+    assert window.save_action.isEnabled()
+    saved = config_of(sample_workspace)["pre_llm_hook"]["loops"]
+    assert saved == [r.name for r in saving.rows if r.kind is TargetKind.LOOP]
+    assert "researcher" not in saved
+    assert window.isWindowModified()
+    assert editor.draft.rows[-1].name == "researcher"
+    assert save_and_wait(qtbot, window)
+    assert not window.isWindowModified()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from studio.core.workspace.folder import Workspace
 from studio.ui.code_highlighter import (
     COMMENT,
@@ -19,6 +21,7 @@ from studio.ui.code_highlighter import (
     code_tokens,
     language_of,
 )
+from studio.ui.engine_bridge import EngineBridge
 from studio.ui.source_view import SourceView
 from studio.ui.workspace_panel import KIND_ROLE, WorkspacePanel
 
@@ -111,10 +114,17 @@ def formats_of_line(view: SourceView, number: int) -> dict[str, str]:
     }
 
 
-def test_the_source_view_colours_a_ts_file_and_marks_the_line(qtbot, tmp_path: Path):
+@pytest.fixture
+def bridge():
+    engine = EngineBridge()
+    yield engine
+    engine.shutdown()
+
+
+def test_the_source_view_colours_a_ts_file_and_marks_the_line(qtbot, bridge, tmp_path: Path):
     path = tmp_path / "policy.ts"
     path.write_text(POLICY_TS)
-    view = SourceView()
+    view = SourceView(bridge)
     qtbot.addWidget(view)
     view.show_file(path, 5, "lib/policy.ts")
     assert view.title.text() == "lib/policy.ts, line 5"
