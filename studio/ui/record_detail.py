@@ -87,7 +87,7 @@ class RecordDetail(QWidget):
         self._cleared = note(CLEARED_TEXT)
         self._cleared.setObjectName("payloadCleared")
 
-        self.run = RunView(DiffCache(bridge))
+        self.run = RunView(DiffCache(bridge), bridge)
         self.run.open_source.connect(self.open_source)
         self.stored = JsonTreeView(detail=False)
         self.stored.setObjectName("storedRecord")

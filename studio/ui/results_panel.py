@@ -73,7 +73,7 @@ class ResultsPanel(QWidget):
         top.addWidget(self.header, 1)
         top.addWidget(self.busy)
 
-        self.run = RunView(diffs)
+        self.run = RunView(diffs, bridge)
         self.run.open_source.connect(self.open_source)
         self.run.pointer_activated.connect(self.jump_requested)
         self.comparison = RunComparison(diffs)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.run_outcome import ChainStep, RunOutcome
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view, result_words
+from studio.ui.engine_bridge import EngineBridge
 from studio.ui.result_calls_view import CallsView, calls_title, calls_trouble
 from studio.ui.result_decision_view import DecisionRecordView, amendment_summary, step_name
 from studio.ui.result_diff_view import DiffCache, RequestDiffView
@@ -134,7 +135,9 @@ class RunView(QWidget):
     open_source = Signal(str, int)
     pointer_activated = Signal(str)
 
-    def __init__(self, diffs: DiffCache, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, diffs: DiffCache, bridge: EngineBridge, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._diffs = diffs
         self.outcome: RunOutcome | None = None
@@ -160,7 +163,7 @@ class RunView(QWidget):
         self.error_view.pointer_activated.connect(self._on_pointer_activated)
         self.output = OutputView()
         self.calls = CallsView()
-        self.provider = ProviderView()
+        self.provider = ProviderView(bridge)
         self.result_title = heading()
         self.result_source = QComboBox()
         self.result_source.setPlaceholderText("Show…")

@@ -105,7 +105,7 @@ def bridge() -> Iterator[EngineBridge]:
 
 @pytest.fixture
 def run_view(qtbot, bridge) -> RunView:
-    widget = RunView(DiffCache(bridge))
+    widget = RunView(DiffCache(bridge), bridge)
     qtbot.addWidget(widget)
     widget.resize(1024, 640)
     return widget
