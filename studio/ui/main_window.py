@@ -827,7 +827,7 @@ class MainWindow(QMainWindow):
     def _confirm_discard(self, *, then: Callable[[], object] | None = None) -> bool:
         """Whether unsaved work may be left now. An answer of Save starts the save and says
         False; ``then`` runs once the save has written."""
-        if self._save_job is not None:
+        if self._save_job is not None or self.source_view.saving:
             self.statusBar().showMessage("Wait for the save to end", 4000)
             return False
         if not self.source_view.confirm_leave(then=then):

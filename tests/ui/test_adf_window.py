@@ -396,6 +396,8 @@ def test_the_studio_starts_on_the_agent_file_it_last_opened(agent, tmp_path):
 
 def test_a_source_save_waits_for_a_held_agent_off_the_gui_thread(qtbot, window, agent):
     assert window.open_workspace(agent)
+    # Longer than the test can take on a loaded machine: only the release ends the wait.
+    window.workspace.adf.timeout = 60
     window.open_source("data/refund-policy.json", 1)
     type_at_end(qtbot, window, " ")
     view = window.source_view
@@ -448,3 +450,24 @@ def test_a_busy_agent_is_said_after_the_wait_and_the_edit_stays(qtbot, window, d
     assert finished.args == [False]
     assert "busy" in dialogs.warnings[-1]
     assert view.modified and not view.text.isReadOnly() and view.save_button.isEnabled()
+
+
+def test_the_window_does_not_close_while_a_source_save_waits(qtbot, window, agent):
+    assert window.open_workspace(agent)
+    window.workspace.adf.timeout = 60
+    window.open_source("mind.md", 1)
+    type_at_end(qtbot, window, "Ask first.")
+    view = window.source_view
+    holder = sqlite3.connect(agent, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        assert view.save_source() is not None
+        window.close()
+        assert window.isVisible()
+        assert window.statusBar().currentMessage() == "Wait for the save to end"
+    finally:
+        with qtbot.waitSignal(view.save_finished, timeout=WAIT_MS) as finished:
+            holder.execute("ROLLBACK")
+        holder.close()
+    assert finished.args == [True]
+    assert file_row(agent, "mind.md")[1].decode().endswith("Ask first.")
