@@ -12,6 +12,7 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QFileSystemWatcher,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
@@ -161,6 +162,8 @@ class AgentLogView(QWidget):
         self._bridge = bridge
         self._adf: AdfFile | None = None
         self._job: Job | None = None
+        # The agent file each read was for, so that a read's rows go only to the file they are of.
+        self._reading: dict[QObject, AdfFile] = {}
         self._reload_wanted = False
         self._read_stamp: tuple[tuple[int, int] | None, ...] = ()
 
@@ -245,6 +248,7 @@ class AgentLogView(QWidget):
         if self._job is not None:
             self._job.cancel()
             self._job = None
+        self._reading.clear()
         self._reload_wanted = False
         self.model.set_rows([])
         self._watch()
@@ -311,9 +315,22 @@ class AgentLogView(QWidget):
                 self._on_read(adf, rows, None)
             return
         job = self._bridge.submit(_read, adf)
-        job.finished.connect(lambda rows: self._on_read(adf, rows, None))
-        job.failed.connect(lambda error: self._on_read(adf, None, error))
+        # Bound methods, not lambdas: Qt drops these connections when the view is deleted, so
+        # a read that ends after the window closed touches nothing.
+        self._reading[job] = adf
+        job.finished.connect(self._on_rows)
+        job.failed.connect(self._on_failure)
         self._job = job
+
+    def _on_rows(self, rows: Any) -> None:
+        adf = self._reading.pop(self.sender(), None)
+        if adf is not None:
+            self._on_read(adf, rows, None)
+
+    def _on_failure(self, error: BaseException) -> None:
+        adf = self._reading.pop(self.sender(), None)
+        if adf is not None:
+            self._on_read(adf, None, error)
 
     def _on_read(self, adf: AdfFile, rows: Any, error: BaseException | None) -> None:
         self._job = None

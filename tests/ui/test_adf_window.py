@@ -64,9 +64,6 @@ def window(qtbot, tmp_path: Path, dialogs: Dialogs) -> Iterator[MainWindow]:
     yield win
     win.undo_stack.setClean()
     win.source_view.text.document().setModified(False)
-    # The agent log reads the file off the GUI thread and answers into its widgets: stop it
-    # before the window goes (its answers would reach deleted widgets).
-    win.agent_log_dock.set_workspace(None)
     win.close()
     # Work the engine ended at close reports back through queued signals: deliver them while
     # the window's widgets still exist.

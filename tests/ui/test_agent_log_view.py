@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from studio.core.app_settings import AppSettings
 from studio.core.workspace.adf_workspace import AdfWorkspace
@@ -227,3 +228,14 @@ def test_the_dock_is_there_only_for_an_agent(qtbot, tmp_path, sample_workspace, 
     finally:
         window.undo_stack.setClean()
         window.close()
+
+
+def test_a_read_that_ends_after_the_view_is_gone_touches_nothing(qtbot, bridge, agent):
+    view = open_view(qtbot, bridge, agent)
+    view.refresh()
+    job = view._job
+    assert job is not None and not job.done
+    # Deleted before the read's answer can be delivered (that needs this thread's event loop).
+    shiboken6.delete(view)
+    qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
+    QApplication.processEvents()
