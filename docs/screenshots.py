@@ -6,6 +6,7 @@ workspace:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -18,8 +19,9 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from studio.core.app_settings import AppSettings
+from studio.ui.import_request_dialog import ImportRequestDialog
 from studio.ui.main_window import MainWindow
-from studio.ui.run_view import TAB_CALLS, TAB_DECISION
+from studio.ui.run_view import TAB_CALLS, TAB_DECISION, TAB_PROVIDER
 
 DOCS = Path(__file__).resolve().parent
 BUNDLED = DOCS.parent / "resources" / "sample-workspace"
@@ -71,6 +73,63 @@ def shoot_agent(window: MainWindow, folder: Path) -> None:
     shoot(window, "adf-agent.png")
 
 
+# A captured Anthropic Messages body, as a proxy or an SDK log shows one.
+CAPTURED = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 2048,
+    "system": [
+        {"type": "text", "text": "You are a support agent.", "cache_control": {"type": "ephemeral"}}
+    ],
+    "messages": [
+        {"role": "user", "content": "Why was order 4821 refunded twice?"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "Check the order log.", "signature": "c2ln"},
+                {"type": "text", "text": "Let me read the order log."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "fs_read",
+                    "input": {"path": "orders/4821.log"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_1",
+                    "content": "refund issued 09:14; refund issued 09:15",
+                }
+            ],
+        },
+    ],
+    "tools": [
+        {
+            "name": "fs_read",
+            "description": "Read a file",
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        },
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
+    ],
+    "temperature": 0.2,
+    "stream": True,
+}
+
+
+def shoot_import(window: MainWindow, samples: Path) -> None:
+    dialog = ImportRequestDialog(samples, window)
+    dialog.resize(1024, 640)
+    dialog.show()
+    dialog.body.setPlainText(json.dumps(CAPTURED, indent=2))
+    settle(800)
+    dialog.grab().save(str(DOCS / "import-request.png"))
+    print("wrote", DOCS / "import-request.png")
+    dialog.reject()
+
+
 def main() -> int:
     app = QApplication(sys.argv[:1])
     workspace = Path(tempfile.mkdtemp()) / "sample-workspace"
@@ -79,10 +138,22 @@ def main() -> int:
     window.resize(1366, 768)
     window.show()
     window.open_workspace(workspace)
+    # As a user would, a moment passes before the first run: the runtimes get ready meanwhile.
+    settle(1500)
     tabs = window.results.run.tabs
 
     run(window, "support-ticket")
     shoot(window, "window.png")
+
+    provider = window.results.run.provider
+    shown: list = []
+    provider.preview_shown.connect(lambda: shown.append(True))
+    tabs.setCurrentIndex(TAB_PROVIDER)
+    while not shown:
+        settle(30)
+    settle()
+    shoot(window, "provider-request.png")
+    tabs.setCurrentIndex(0)
 
     run(window, "support-ticket", hook="lib/failing.ts:typoKey")
     shoot(window, "turn-error.png")
@@ -109,6 +180,7 @@ def main() -> int:
     window.editors.setCurrentWidget(window.sample_editor)
     settle(800)
     shoot(window, "sample-editor.png")
+    shoot_import(window, workspace / "samples")
     shoot_agent(window, workspace.parent)
 
     window.undo_stack.setClean()
