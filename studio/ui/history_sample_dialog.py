@@ -58,7 +58,7 @@ from studio.core.workspace.sample_files import (
     free_sample_name,
     sample_name_problem,
 )
-from studio.ui.engine_bridge import EngineBridge
+from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
 from studio.ui.result_style import note, set_accent
 
@@ -171,7 +171,7 @@ class HistorySampleDialog(QDialog):
         self.config: dict[str, Any] = {}
         self.problem = ""
         self._bridge = bridge
-        self._reading = 0
+        self._job: Job | None = None
         self._named_by_user = False
         self._system_set = False
 
@@ -277,26 +277,36 @@ class HistorySampleDialog(QDialog):
     # ---- reading ------------------------------------------------------------------------------
     def _read_history(self, loop: str | None) -> None:
         """Read the loops, the config and one loop's rows, off the GUI thread when a bridge is
-        given (a busy agent file waits up to its timeout)."""
-        self._reading += 1
-        ticket = self._reading
+        given (a busy agent file waits up to its timeout). Only the latest read is shown."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
         self.built = None
         self._update_button()
         adf = self.workspace.adf
-
-        def then(value: Any, error: BaseException | None) -> None:
-            if ticket == self._reading:
-                self._on_read(value, error)
-
         if self._bridge is None:
             try:
-                then(_read(adf, loop), None)
+                read = _read(adf, loop)
             except AdfFileError as exc:
-                then(None, exc)
+                self._on_read(None, exc)
+            else:
+                self._on_read(read, None)
             return
-        job = self._bridge.submit(_read, adf, loop)
-        job.finished.connect(lambda value: then(value, None))
-        job.failed.connect(lambda error: then(None, error))
+        # Bound methods, not lambdas: Qt drops these connections when the dialog is deleted,
+        # so a read that ends after it closed touches nothing.
+        self._job = self._bridge.submit(_read, adf, loop)
+        self._job.finished.connect(self._on_read_done)
+        self._job.failed.connect(self._on_read_failed)
+
+    def _on_read_done(self, read: _Read) -> None:
+        if self.sender() is self._job:
+            self._job = None
+            self._on_read(read, None)
+
+    def _on_read_failed(self, error: BaseException) -> None:
+        if self.sender() is self._job:
+            self._job = None
+            self._on_read(None, error)
 
     def _on_read(self, read: _Read | None, error: BaseException | None) -> None:
         if read is None:

@@ -167,6 +167,16 @@ def test_an_agent_file_that_became_unreadable_is_said_plainly(qtbot, bridge, tmp
     assert dialog.model.rowCount() == 0 and not dialog.create_button.isEnabled()
 
 
+def test_a_read_that_ends_after_the_dialog_closed_touches_nothing(qtbot, bridge, agent):
+    dialog = HistorySampleDialog(AdfWorkspace.open_file(agent), bridge)
+    job = dialog._job
+    assert job is not None
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    with qtbot.waitSignal(dialog.destroyed, timeout=WAIT_MS):
+        dialog.close()
+    qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)  # an error in its slot fails the test
+
+
 def test_replacing_a_sample_asks_first(qtbot, bridge, agent, monkeypatch):
     answers: list[str] = []
 
