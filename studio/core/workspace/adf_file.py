@@ -322,6 +322,9 @@ class AdfFile:
         self.open_elsewhere = open_elsewhere
         self.timeout = timeout
         self._cache: dict[str, tuple[tuple[int, int, int], Any]] = {}
+        # The last value each read gave, whatever the file's stamp then.
+        self._last: dict[str, Any] = {}
+        self._looked_open = open_elsewhere
 
     @classmethod
     def open(cls, path: str | Path, *, timeout: float = BUSY_TIMEOUT_S) -> AdfFile:
@@ -389,11 +392,20 @@ class AdfFile:
     def _cached(self, name: str, load: Callable[[], Any]) -> Any:
         """``load()``, kept while the file stays the same version (see :meth:`_stamp`): runs
         read the config and the file list on every hook call."""
+        if not _OWN_CONNECTION.acquire(blocking=False):
+            # Another thread's connection is open, such as a save waiting on an agent that
+            # another program holds busy: the last value read serves meanwhile, so that a
+            # reader on the window's thread is never held up by it.
+            if name in self._last:
+                return self._last[name]
+        else:
+            _OWN_CONNECTION.release()
         stamp = self._stamp()
         hit = self._cache.get(name)
         if stamp is not None and hit is not None and hit[0] == stamp:
             return hit[1]
         value = load()
+        self._last[name] = value
         if stamp is not None and self._stamp() == stamp:
             self._cache[name] = (stamp, value)
         return value
@@ -407,8 +419,15 @@ class AdfFile:
 
     def looks_open(self) -> bool:
         """Whether another process has the file open now (sidecars while we hold none)."""
-        with _OWN_CONNECTION:
-            return bool(sidecars(self.path))
+        if not _OWN_CONNECTION.acquire(blocking=False):
+            # Our own connection is open, so the sidecars say nothing: the last answer stands
+            # rather than make the caller (the window's thread, every 2 s) wait for it.
+            return self._looked_open
+        try:
+            self._looked_open = bool(sidecars(self.path))
+            return self._looked_open
+        finally:
+            _OWN_CONNECTION.release()
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ import json
 import os
 import re
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from studio.core.workspace.adf_file import (
+    _OWN_CONNECTION,
     AdfBusy,
     AdfFile,
     AdfNotAgent,
@@ -412,3 +415,34 @@ def test_a_read_kept_for_the_next_call_gives_way_to_a_change_by_another_program(
     db.close()
     assert adf.config_text() == changed
     assert [e.path for e in adf.entries()] == [f.path for f in adf.files()]
+
+
+def test_a_read_does_not_wait_for_a_save_that_waits_on_a_held_agent(agent: Path) -> None:
+    adf = AdfFile.open(agent, timeout=60)
+    listed = [entry.path for entry in adf.entries()]
+    config = adf.config_text()
+    saved: list[object] = []
+    with other_connection(agent, immediate=True):
+        saving = threading.Thread(
+            target=lambda: saved.append(adf.write_source("lib/notes.ts", "// note\n"))
+        )
+        saving.start()
+        # The save holds the studio's own connection while it waits on the other's lock.
+        deadline = time.monotonic() + 30
+        while _OWN_CONNECTION.acquire(blocking=False):
+            _OWN_CONNECTION.release()
+            assert time.monotonic() < deadline and saving.is_alive()
+            time.sleep(0.001)
+        answers: list[object] = []
+        reading = threading.Thread(
+            target=lambda: answers.extend(
+                [[e.path for e in adf.entries()], adf.config_text(), adf.looks_open()]
+            )
+        )
+        reading.start()
+        reading.join(timeout=20)
+        assert not reading.is_alive(), "a read waited for the save"
+        assert saving.is_alive() and not saved
+    saving.join(timeout=30)
+    assert answers == [listed, config, False]
+    assert saved and "lib/notes.ts" in [entry.path for entry in adf.entries()]
