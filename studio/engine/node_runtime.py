@@ -56,6 +56,12 @@ _STOP_S = 2.0
 ADF_OUTPUT_NOTE = (
     "console output is shown by the studio only: ADF's hook runner discards what a hook prints"
 )
+# What host.mjs writes to its stderr when it ends itself (see endHost there).
+HOST_ENDED_ITSELF = "the host ends itself"
+RUN_AGAIN_NOTE = (
+    "the Node host ended itself during this call, to stop another call's memory that it could "
+    "not stop otherwise; this call was run again on a new host"
+)
 
 
 class HostLost(RuntimeError):
@@ -354,14 +360,26 @@ class NodeRuntime(HookRuntime):
             header["api"] = call.api or "chain"
         started = time.perf_counter()
         host = self._host
+        again = False
         try:
             host = asking or self._current_host()
-            answer, body = await host.call(
-                header,
-                data,
-                wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S,
-                start=asking is None,
-            )
+            try:
+                answer, body = await host.call(
+                    header,
+                    data,
+                    wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S,
+                    start=asking is None,
+                )
+            except HostLost:
+                # The host ends itself only to stop another call's runaway native memory: a
+                # call it took down with it is run once more, on a new host.
+                if asking is not None or HOST_ENDED_ITSELF not in host.stderr_tail:
+                    raise
+                again = True
+                host = self._current_host()
+                answer, body = await host.call(
+                    header, data, wait_s=timeout_ms / 1000 + 2 + _HOST_GRACE_S
+                )
         except NodeUnavailable as exc:
             raise RunStopped(turn_error("engine_failed", str(exc), hook=hook)) from None
         except HostLost as exc:
@@ -381,6 +399,8 @@ class NodeRuntime(HookRuntime):
                 turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
             ) from None
         reply = _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        if again:
+            reply.warnings.append({"path": "", "message": RUN_AGAIN_NOTE})
         if call.options.get("nested") and reply.error and answer.get("status") == "ok":
             # A nested function's result that is not JSON text reaches its caller as text.
             text = body.decode("utf-8", errors="replace")

@@ -263,3 +263,14 @@ def test_closing_the_runner_ends_a_host_whose_stopped_worker_is_stuck(tmp_path: 
     live.close()
     assert time.perf_counter() - started < 1.0
     assert live_descendants(os.getpid()) <= before
+
+
+def test_a_call_its_host_ended_itself_under_is_run_again_on_a_new_host(live: LiveRunner) -> None:
+    assert live.run(hook=write(live, "trivial.js", TRIVIAL)).status == "ok"
+    pid = host_pid(live)
+    stopped_for_memory(live, write(live, "scrypt.js", SCRYPT % (20, 8)))
+    # Sent to the host while its stopped Worker goes on allocating: in flight when it ends.
+    outcome = live.run(hook=write(live, "waits.js", WAITS))
+    assert outcome.status == "ok", outcome.turn_error
+    assert host_pid(live) != pid
+    assert any("run again on a new host" in w["message"] for w in outcome.warnings)

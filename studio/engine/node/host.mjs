@@ -385,8 +385,14 @@ function sample() {
   let bound = floor + BACKSTOP_SLACK_BYTES;
   for (const budget of holders.values()) bound += budget;
   if (rss > bound) {
-    if (watched.size) overHost(rss, bound);
-    if (rss > bound + STUCK_MARGIN_BYTES && draining.size) endHost(rss, bound);
+    // While a stopped Worker has not ended, the memory past the bound is taken to be its: the
+    // calls running now are not blamed for it, and should it grow on, the host ends itself
+    // (the studio runs a call it took down again, on a new host).
+    if (draining.size) {
+      if (rss > bound + STUCK_MARGIN_BYTES) endHost(rss, bound);
+    } else if (watched.size) {
+      overHost(rss, bound);
+    }
     return;
   }
   for (const [entry, w] of watched) {
