@@ -7,6 +7,7 @@ its file cannot be read or is not JSON (with the reason on stderr).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -604,6 +605,11 @@ def _studio_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # A hook's text may hold a lone surrogate (a file name, a message, its output); it is shown
+    # as its escape (\ud800) instead of ending the command with a UnicodeEncodeError.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     is_command = bool(argv) and (argv[0] in _subcommands() or argv[0] in ("-h", "--help"))
     parser = _parser() if is_command else _studio_parser()
     try:

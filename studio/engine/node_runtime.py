@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from studio.core.contract import HookCall, HookReply, RunStopped
+from studio.core.json.deep import deep_json
 from studio.core.json.js_values import js_value_hook
 from studio.core.pre_llm.host_calls import calls_from_log
 from studio.core.run_outcome import HostCall
@@ -506,11 +507,12 @@ def _reply(
         reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
     if answer.get("status") == "ok":
         try:
-            reply.value = json.loads(
-                body,
-                parse_constant=_no_constant,
-                object_hook=js_value_hook if api == "step" else None,
-            )
+            with deep_json():
+                reply.value = json.loads(
+                    body,
+                    parse_constant=_no_constant,
+                    object_hook=js_value_hook if api == "step" else None,
+                )
         except ValueError as exc:
             head = body[:200].decode("utf-8", errors="replace")
             refused = answer.get("refused")

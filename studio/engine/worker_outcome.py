@@ -7,6 +7,7 @@ from typing import Any
 
 from studio.core.contract import HookReply
 from studio.core.findings import pointer
+from studio.core.json.deep import deep_json
 from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.worker_host import WorkerResult
@@ -99,7 +100,8 @@ def read_worker(
         if in_pieces and len(payload) > SMALL_ENVELOPE:
             envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
         else:
-            envelope = json.loads(payload)
+            with deep_json():
+                envelope = json.loads(payload)
         status = envelope["status"]
     except (ValueError, KeyError, TypeError):
         reading.error = turn_error(

@@ -24,6 +24,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, NoReturn
 
+from studio.core.json.deep import deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
 from studio.engine.worker_protocol import WorkerSpec, frame
@@ -278,14 +279,16 @@ def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
 def _sorted_hash(value: Any) -> str:
     """The decision record's request hash: SHA-256 of compact JSON with sorted keys, computed
     where the value already is, instead of writing it out again in the engine."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    with deep_json():
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _serialise_result(value: Any) -> bytes:
     try:
         # The hook's own key order travels: the contract's first finding depends on it.
-        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        with deep_json():
+            text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
         return text.encode("utf-8", "surrogatepass")
     except RecursionError:
         raise HookFailure(
@@ -309,7 +312,8 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
     worker = _Worker(spec)
     status = 0
     try:
-        payload = json.loads(_read_all(INPUT_FD))
+        with deep_json():
+            payload = json.loads(_read_all(INPUT_FD))
         os.close(INPUT_FD)
         argument = _argument(spec, payload)
         try:

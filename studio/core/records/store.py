@@ -29,6 +29,7 @@ lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,6 +41,7 @@ from typing import IO, Any
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from studio.core.json.deep import deep_json
 from studio.core.json.pieces import dumps_in_pieces
 from studio.core.records.rebuild import rebuild_outcome
 from studio.core.run_outcome import HostCall, RunOutcome, Status
@@ -294,15 +296,43 @@ def _dumps(value: Any, in_pieces: bool = False) -> str:
     ``in_pieces`` writes a large value a member at a time (see studio.core.json.pieces)."""
     if in_pieces:
         return dumps_in_pieces(value, depth=4, leaf=_dumps)
-    return pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
+    try:
+        return pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
+    except pydantic_core.PydanticSerializationError:
+        # pydantic_core refuses a lone surrogate and stops at a few hundred levels; a hook's
+        # result may hold either, and its run is recorded all the same.
+        return _dumps_standard(value)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _dumps_standard(value: Any) -> str:
+    """The standard encoder, with each lone surrogate kept as its escape (``\\ud800``): valid
+    JSON that SQLite can store as UTF-8, and that reads back as the same string."""
+    with deep_json():
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return _escape_surrogates(text)
+
+
+def _text(text: str | None) -> str | None:
+    """A name for a plain text column; a file name that is not UTF-8 is kept as its escapes."""
+    return None if text is None else _escape_surrogates(text)
+
+
+def _escape_surrogates(text: str) -> str:
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _plain(value: Any) -> Any:
-    return None if value is None else json.loads(_dumps(value))
+    return None if value is None else _loads(_dumps(value))
 
 
 def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    if text is None:
+        return None
+    with deep_json():
+        return json.loads(text)
 
 
 # --- the store ---------------------------------------------------------------------------------
@@ -496,10 +526,10 @@ class RecordStore:
             outcome.contract,
             outcome.status,
             record["error_kind"],
-            hook.source if hook else None,
-            hook.function if hook else None,
-            outcome.loop,
-            outcome.sample,
+            _text(hook.source) if hook else None,
+            _text(hook.function) if hook else None,
+            _text(outcome.loop),
+            _text(outcome.sample),
             outcome.duration_ms,
             _dumps(record["hook"]) if hook else None,
             _dumps(record["inspection"]),
