@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from studio.core.json.deep import deep_json
+
 EXIT_VALID = 0
 EXIT_INVALID = 1
 EXIT_UNREADABLE = 2
@@ -24,7 +26,9 @@ class UsageError(Exception):
 
 
 def _emit(result: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(result, allow_nan=False) + "\n")
+    with deep_json():  # a hook's result may be nested as deep as the runtimes take it
+        text = json.dumps(result, allow_nan=False)
+    sys.stdout.write(text + "\n")
 
 
 def _read(path: str) -> Any:
