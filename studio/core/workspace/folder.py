@@ -86,6 +86,34 @@ class StudioSettings(BaseModel):
         return value
 
 
+def env_name_problem(name: str) -> str | None:
+    """Why no process can be given a variable of this name (``execve`` refuses it), or None."""
+    if not name:
+        return "an environment variable name cannot be empty"
+    if "=" in name:
+        return "an environment variable name cannot contain '='"
+    if "\0" in name:
+        return "an environment variable name cannot contain a NUL character"
+    return None
+
+
+def environment_findings(settings: StudioSettings) -> list[Finding]:
+    """The ``env`` and ``pass_env`` entries no hook process could be started with."""
+    found = []
+    for name, value in settings.env.items():
+        problem = env_name_problem(name)
+        if problem is None and "\0" in value:
+            problem = "an environment variable value cannot contain a NUL character"
+        if problem:
+            found.append(Finding(("env", name), problem, "studio.settings"))
+    found += [
+        Finding(("pass_env", i), problem, "studio.settings")
+        for i, name in enumerate(settings.pass_env)
+        if (problem := env_name_problem(name))
+    ]
+    return found
+
+
 def pydantic_findings(exc: ValidationError, rule: str = "studio.settings") -> list[Finding]:
     return [Finding(tuple(error["loc"]), error["msg"], rule) for error in exc.errors()]
 
@@ -308,6 +336,7 @@ class Workspace:
             for i, name in enumerate(settings.loops)
             if (problem := loop_name_problem(name))
         ]
+        bad += environment_findings(settings)
         if bad:
             raise WorkspaceFileError(STUDIO_FILE, bad)
         return settings
