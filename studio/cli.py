@@ -118,6 +118,7 @@ def _records(args: argparse.Namespace) -> int:
 
 
 EXIT_TURN_ERROR = 3
+EXIT_CANCELLED = 128 + 2  # as a shell reports a command that SIGINT ended
 
 
 def _workspace(path: str) -> Any:
@@ -164,14 +165,19 @@ def _run(args: argparse.Namespace) -> int:
     _follow_node_settings()
 
     async def go() -> Any:
-        store = _open_store(workspace)
+        store, problem = _open_store(workspace)
         runner = Runner(workspace, store=store)
         try:
-            return await runner.run(args.sample, loop=args.loop, hook=args.hook)
+            outcome = await runner.run(args.sample, loop=args.loop, hook=args.hook)
         finally:
             await runner.close()
             if store is not None:
                 store.close()
+        if problem:
+            # The report is all a script reads: a run left out of the records says so there.
+            warning = {"path": "", "message": f"this run was not recorded: {problem}"}
+            outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, warning]})
+        return outcome
 
     outcome = asyncio.run(go())
     preview = _provider_preview(outcome, args.provider)
@@ -182,14 +188,14 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_TURN_ERROR if outcome.status == "turn_error" else EXIT_VALID
 
 
-def _open_store(workspace: Any) -> Any:
+def _open_store(workspace: Any) -> tuple[Any, str | None]:
+    """The workspace's record store, or None and why it cannot be written."""
     from studio.core.records.store import RecordStore, RecordStoreError
 
     try:
-        return RecordStore.open(workspace.root)
+        return RecordStore.open(workspace.root), None
     except RecordStoreError as exc:
-        print(f"hook-studio: records are not kept: {exc}", file=sys.stderr)
-        return None
+        return None, str(exc)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -627,3 +633,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNREADABLE
     except BrokenPipeError:
         return EXIT_UNREADABLE
+    except KeyboardInterrupt:
+        # asyncio.run has cancelled the run and closed its runtimes (workers ended) by now.
+        print("hook-studio: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
