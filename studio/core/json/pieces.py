@@ -13,6 +13,9 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from studio.core.json.deep import deep_json
+from studio.core.json.surrogates import escape_lone_surrogates
+
 DEPTH = 3
 
 
@@ -71,11 +74,14 @@ def sha256_sorted_json(value: Any) -> str:
 
 
 def json_bytes(value: Any, in_pieces: bool = False) -> bytes:
-    """``value`` as compact JSON bytes, as a hook receives it; lone surrogates travel as they
-    are. ``in_pieces`` writes a large value in pieces (see :func:`dumps_in_pieces`)."""
-    text = (
-        dumps_in_pieces(value)
-        if in_pieces
-        else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    )
-    return text.encode("utf-8", "surrogatepass")
+    """``value`` as compact JSON bytes, as a hook receives it; a lone surrogate travels as its
+    escape (``\\ud800``), which Python and JavaScript both read back as that code unit, where
+    its raw bytes would not be UTF-8 (Node reads them as U+FFFD). ``in_pieces`` writes a large
+    value in pieces (see :func:`dumps_in_pieces`)."""
+    with deep_json():
+        text = (
+            dumps_in_pieces(value)
+            if in_pieces
+            else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        )
+    return escape_lone_surrogates(text).encode()

@@ -29,7 +29,6 @@ lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from studio.core.json.deep import deep_json
 from studio.core.json.pieces import dumps_in_pieces
+from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.records.rebuild import rebuild_outcome
 from studio.core.run_outcome import HostCall, RunOutcome, Status
 from studio.core.turn_error import ContractName, TurnError
@@ -296,32 +296,31 @@ def _dumps(value: Any, in_pieces: bool = False) -> str:
     ``in_pieces`` writes a large value a member at a time (see studio.core.json.pieces)."""
     if in_pieces:
         return dumps_in_pieces(value, depth=4, leaf=_dumps)
+    # pydantic_core refuses a lone surrogate, and past a few hundred levels it either refuses
+    # or, with serialize_unknown, writes the rest as "..."; a hook's result may hold either,
+    # and its run is recorded whole all the same. A real "..." string only costs the slower way.
     try:
-        return pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
+        text = pydantic_core.to_json(value, inf_nan_mode="null", serialize_unknown=True).decode()
     except pydantic_core.PydanticSerializationError:
-        # pydantic_core refuses a lone surrogate and stops at a few hundred levels; a hook's
-        # result may hold either, and its run is recorded all the same.
         return _dumps_standard(value)
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+    return _dumps_standard(value) if '"..."' in text else text
 
 
 def _dumps_standard(value: Any) -> str:
     """The standard encoder, with each lone surrogate kept as its escape (``\\ud800``): valid
     JSON that SQLite can store as UTF-8, and that reads back as the same string."""
     with deep_json():
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    return _escape_surrogates(text)
+        text = json.dumps(value, ensure_ascii=False, default=_jsonable)
+    return escape_lone_surrogates(text)
+
+
+def _jsonable(value: Any) -> Any:
+    return value.model_dump() if isinstance(value, BaseModel) else str(value)
 
 
 def _text(text: str | None) -> str | None:
     """A name for a plain text column; a file name that is not UTF-8 is kept as its escapes."""
-    return None if text is None else _escape_surrogates(text)
-
-
-def _escape_surrogates(text: str) -> str:
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return None if text is None else escape_lone_surrogates(text)
 
 
 def _plain(value: Any) -> Any:
