@@ -668,7 +668,9 @@ class RecordStore:
             record = self.get(run_id)
             if record is None:
                 continue
-            stream.write(json.dumps(record.to_json(), allow_nan=False) + "\n")
+            with deep_json():
+                line = json.dumps(record.to_json(), allow_nan=False)
+            stream.write(line + "\n")
             written += 1
         return written
 
