@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.turn_error import TurnError
 from studio.ui.engine_bridge import STUDIO_TRACEBACK
 from studio.ui.result_json_tree import JsonTreeView
@@ -194,7 +195,8 @@ class TurnErrorView(QWidget):
         self.title.setText(error.title)
         set_accent(self.title, "error")
         self.title.show()
-        self.message.setText(error.message + (CLEARED_MESSAGE if payload_cleared else ""))
+        message = escape_lone_surrogates(error.message)  # Qt would drop them
+        self.message.setText(message + (CLEARED_MESSAGE if payload_cleared else ""))
         self.message.show()
         self._set_form_visible(True)
         self.kind.setText(error.kind)
@@ -235,7 +237,7 @@ class TurnErrorView(QWidget):
         else:
             self.stderr_title.setText(STDERR_TITLE)
             text = error.stderr_tail
-        self.stderr.setPlainText(text)
+        self.stderr.setPlainText(escape_lone_surrogates(text))
         self.stderr_title.setVisible(bool(text))
         self.stderr.setVisible(bool(text))
 

@@ -20,6 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.json.deep import deep_json
+from studio.core.json.surrogates import escape_lone_surrogates
+
 BATCH = 200
 CHUNK = 1000
 """An array longer than this shows its items in ranges of CHUNK (of CHUNK² and so on when it
@@ -59,7 +62,7 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
         return "[]" if n == 0 else "[1 item]" if n == 1 else f"[{n} items]"
     if isinstance(value, str):
         head = value[: limit + 1]
-        text = json.dumps(head[:limit], ensure_ascii=False)
+        text = escape_lone_surrogates(json.dumps(head[:limit], ensure_ascii=False))
         if len(value) > limit:
             text = text[:-1] + f'…" ({len(value):,} characters)'
         return text
@@ -74,7 +77,7 @@ def json_scalar(value: Any) -> str:
     if value is False:
         return "false"
     try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=True)
+        return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, allow_nan=True))
     except (TypeError, ValueError):
         return repr(value)
 
@@ -82,13 +85,18 @@ def json_scalar(value: Any) -> str:
 def pretty(value: Any, limit: int = DETAIL_CHARS) -> str:
     """``value`` as indented JSON, cut at ``limit`` characters with the cut marked.
 
-    A long string is shown as its text, not as one escaped line."""
+    A long string is shown as its text, not as one escaped line; a lone surrogate anywhere as
+    its escape, which Qt would otherwise drop."""
     if isinstance(value, str):
+        value = escape_lone_surrogates(value)
         if len(value) > limit:
             return value[:limit] + f"\n… (cut: {len(value):,} characters in all)"
         return value
     try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=True)
+        with deep_json():
+            text = escape_lone_surrogates(
+                json.dumps(value, indent=2, ensure_ascii=False, allow_nan=True)
+            )
     except (TypeError, ValueError):
         text = repr(value)
     if len(text) > limit:

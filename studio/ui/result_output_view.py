@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
 
+from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.run_outcome import RunOutcome
 from studio.ui.result_decision_view import step_name
 from studio.ui.result_style import heading, set_accent
@@ -40,7 +41,7 @@ class _Stream(QWidget):
             text = (text if text.endswith("\n") or not text else text + "\n") + CUT_MARK
         self.title.setText(label)
         set_accent(self.title, "warning" if truncated else None)
-        self.text.setPlainText(text)
+        self.text.setPlainText(escape_lone_surrogates(text))  # Qt would drop them
 
 
 class OutputView(QWidget):
