@@ -125,3 +125,34 @@ def test_hook_file_name_that_is_not_utf8(workspace, ext):
     assert "h\\udcff" in done.stdout
     assert "h\\udcff" in latest_record(workspace)
     assert_next_run_works(workspace)
+
+
+def write_deep_sample(workspace: str, name: str, levels: int) -> None:
+    """The bundled sample with an array nested ``levels`` deep in a tool's input schema."""
+    path = os.path.join(workspace, "samples", "support-ticket.json")
+    with open(path) as f:
+        sample = json.load(f)
+    sample["request"]["tools"][0]["input_schema"] = {"type": "object", "properties": {}}
+    text = json.dumps(sample).replace('"properties": {}', '"deep": ' + "[" * levels + "]" * levels)
+    with open(os.path.join(workspace, "samples", f"{name}.json"), "w") as f:
+        f.write(text)
+
+
+@pytest.mark.parametrize("hook", ["lib/policy.py:transform", "lib/policy.ts:transform"])
+def test_sample_nested_1500_deep_runs_and_is_recorded(workspace, hook):
+    write_deep_sample(workspace, "deep", 1500)
+    done = studio("run", workspace, "--sample", "deep", "--hook", hook, "--json")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert latest_record(workspace).count("[") >= 1500
+    assert_next_run_works(workspace)
+
+
+def test_sample_nested_past_what_the_runtimes_take_is_one_turn_error(workspace):
+    write_deep_sample(workspace, "deep", 20000)
+    done = studio("run", workspace, "--sample", "deep", "--json")
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    error = json.loads(done.stdout)["turn_error"]
+    assert error["kind"] == "sample_invalid"
+    assert "nested deeper than 5,000 levels" in error["message"]
+    assert '"sample_invalid"' in latest_record(workspace)
+    assert_next_run_works(workspace)

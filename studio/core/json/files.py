@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from studio.core.json.deep import MAX_DEPTH, deep_json
+
 
 class JsonFileError(Exception):
     """A file that cannot be read or is not JSON; the message names the file and the place."""
@@ -18,12 +20,15 @@ def _refuse_constant(name: str) -> Any:
 def parse_json_text(text: str, origin: str = "<text>") -> Any:
     """Strict JSON: NaN and Infinity, which Python's json module accepts, are refused."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        with deep_json():
+            return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise JsonFileError(
             f"{origin}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        raise JsonFileError(f"{origin}: nested deeper than {MAX_DEPTH:,} levels") from None
+    except ValueError as exc:
         raise JsonFileError(f"{origin}: not JSON: {exc}") from None
 
 

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from studio.core.json.deep import MAX_DEPTH, deep_json
+
 PathPart = str | int
 
 
@@ -285,11 +287,12 @@ def _refuse_constant(name: str) -> Any:
 def parse_json(text: str) -> Any:
     """Strict JSON; a syntax error (or NaN / Infinity) raises :class:`JsonTextError`."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        with deep_json():
+            return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise JsonTextError(exc.msg, exc.pos, exc.lineno, exc.colno) from None
     except RecursionError:
-        raise JsonTextError("nested too deeply", 0, 1, 1) from None
+        raise JsonTextError(f"nested deeper than {MAX_DEPTH:,} levels", 0, 1, 1) from None
     except ValueError as exc:
         name = str(exc)
         offset = 0
