@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, NoReturn
 
-from studio.core.json.deep import deep_json
+from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
 from studio.engine.worker_protocol import WorkerSpec, frame
@@ -292,7 +292,9 @@ def _serialise_result(value: Any) -> bytes:
         return text.encode("utf-8", "surrogatepass")
     except RecursionError:
         raise HookFailure(
-            "invalid_result", "the hook returned a value nested too deeply to send as JSON"
+            "invalid_result",
+            f"the hook returned a value nested deeper than {MAX_DEPTH:,} levels, "
+            "more than the runtimes take",
         ) from None
     except (TypeError, ValueError, OverflowError):
         from studio.core.findings import dotted

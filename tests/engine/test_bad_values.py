@@ -190,4 +190,7 @@ def test_result_nested_past_what_the_runtimes_take_is_invalid(recording, ext):
     outcome = run_and_follow(recording, f"lib/bad.{ext}:too_deep")
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "invalid_result"
+    # Python says where the studio's bound is; JavaScript, as ADF, what JSON.stringify said.
+    expected = "nested deeper than 5,000 levels" if ext == "py" else "Maximum call stack size"
+    assert expected in outcome.turn_error.message
     stored_text(recording, outcome.run_id)

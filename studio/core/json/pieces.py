@@ -84,4 +84,7 @@ def json_bytes(value: Any, in_pieces: bool = False) -> bytes:
             if in_pieces
             else json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
         )
-    return escape_lone_surrogates(text).encode()
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return escape_lone_surrogates(text).encode()
