@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QFileSystemWatcher,
     QModelIndex,
     QObject,
@@ -40,6 +39,7 @@ from studio.core.workspace.adf_workspace import AdfWorkspace
 from studio.core.workspace.agent_log import LEVELS, log_data, log_event, log_time, matches
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.result_style import accent, set_accent
+from studio.ui.rows_table_model import RowsTableModel
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 HEADERS = ("Time", "Level", "Event", "Target", "Loop", "Message", "Data")
@@ -49,9 +49,11 @@ LEVEL_KINDS = {"error": "error", "warn": "warning"}
 NO_AGENT = "The agent log is an .adf agent's own log; a folder workspace has none."
 
 
-class AgentLogModel(QAbstractTableModel):
+class AgentLogModel(RowsTableModel):
     """The log rows, oldest first. New rows at the end are inserted, so views keep their
     selection; any other change resets the model."""
+
+    headers = HEADERS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -74,21 +76,6 @@ class AgentLogModel(QAbstractTableModel):
             self.beginResetModel()
             self._rows = list(rows)
             self.endResetModel()
-
-    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -11,17 +11,14 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
-    QRegularExpression,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFontDatabase, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -30,7 +27,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
@@ -52,8 +48,6 @@ from studio.core.workspace.adf_workspace import AdfWorkspace
 from studio.core.workspace.agent_log import log_time
 from studio.core.workspace.folder import SAMPLES_DIR
 from studio.core.workspace.sample_files import (
-    NAME_PATTERN,
-    NAME_RULE,
     clean_sample_name,
     free_sample_name,
     sample_name_problem,
@@ -61,6 +55,8 @@ from studio.core.workspace.sample_files import (
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
 from studio.ui.result_style import note, set_accent
+from studio.ui.rows_table_model import RowsTableModel
+from studio.ui.sample_fields import read_only_pane, sample_name_field
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 HEADERS = ("Seq", "Role", "Kind", "Content", "Time")
@@ -72,8 +68,10 @@ SYSTEM_NOTE = (
 )
 
 
-class HistoryRowsModel(QAbstractTableModel):
+class HistoryRowsModel(RowsTableModel):
     """The rows of one loop's history, read-only, in the runtime's order."""
+
+    headers = HEADERS
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -105,21 +103,6 @@ class HistoryRowsModel(QAbstractTableModel):
             self._cells[position] = cells
         return cells
 
-    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
-
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -145,11 +128,6 @@ def _read(adf: AdfFile, loop: str | None) -> _Read:
     loops = adf.loops()
     chosen = loop if loop is not None else (loops[0] if loops else "main")
     return _Read(loops, adf.config(), chosen, adf.history(chosen) if loops else [])
-
-
-def _mono(edit: QPlainTextEdit) -> None:
-    edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    edit.setTabChangesFocus(True)
 
 
 class HistorySampleDialog(QDialog):
@@ -204,21 +182,10 @@ class HistorySampleDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("historyStatus")
         self.status.setWordWrap(True)
-        self.sample = QPlainTextEdit()
-        self.sample.setObjectName("historySample")
-        self.sample.setReadOnly(True)
-        _mono(self.sample)
+        self.sample = read_only_pane("historySample")
         self.highlighter = VisibleHighlighter(self.sample, json_theme(self.sample.palette()))
-        self.report = QPlainTextEdit()
-        self.report.setObjectName("historyReport")
-        self.report.setReadOnly(True)
-        _mono(self.report)
-        self.name = QLineEdit()
-        self.name.setObjectName("historyName")
-        self.name.setValidator(
-            QRegularExpressionValidator(QRegularExpression(NAME_PATTERN), self.name)
-        )
-        self.name.setToolTip(f"The sample's name: {NAME_RULE}")
+        self.report = read_only_pane("historyReport")
+        self.name = sample_name_field("historyName")
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.create_button = self.buttons.addButton(

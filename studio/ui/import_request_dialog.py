@@ -8,8 +8,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from PySide6.QtCore import QRegularExpression, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QRegularExpressionValidator, QShowEvent
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -38,23 +37,17 @@ from studio.core.provider.importer import (
 )
 from studio.core.workspace.folder import SAMPLES_DIR
 from studio.core.workspace.sample_files import (
-    NAME_PATTERN,
-    NAME_RULE,
     clean_sample_name,
     free_sample_name,
     sample_name_problem,
 )
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
 from studio.ui.result_style import note, set_accent
+from studio.ui.sample_fields import mono, read_only_pane, sample_name_field
 
 DETECT = ""
 DEFAULT_NAME = "imported"
 PASTE_HINT = "Paste a captured request body (Anthropic, Chat Completions or Responses JSON) here"
-
-
-def _mono(edit: QPlainTextEdit) -> None:
-    edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    edit.setTabChangesFocus(True)
 
 
 class ImportRequestDialog(QDialog):
@@ -75,7 +68,7 @@ class ImportRequestDialog(QDialog):
         self.body = QPlainTextEdit()
         self.body.setObjectName("importBody")
         self.body.setPlaceholderText(PASTE_HINT)
-        _mono(self.body)
+        mono(self.body)
         self.open_button = QPushButton("From &File…")
         self.open_button.setToolTip("Read the body from a JSON file")
         self.open_button.setAutoDefault(False)  # Return imports; it never opens a file dialog
@@ -92,21 +85,10 @@ class ImportRequestDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("importStatus")
         self.status.setWordWrap(True)
-        self.sample = QPlainTextEdit()
-        self.sample.setObjectName("importSample")
-        self.sample.setReadOnly(True)
-        _mono(self.sample)
+        self.sample = read_only_pane("importSample")
         self.highlighter = VisibleHighlighter(self.sample, json_theme(self.sample.palette()))
-        self.report = QPlainTextEdit()
-        self.report.setObjectName("importReport")
-        self.report.setReadOnly(True)
-        _mono(self.report)
-        self.name = QLineEdit()
-        self.name.setObjectName("importName")
-        self.name.setValidator(
-            QRegularExpressionValidator(QRegularExpression(NAME_PATTERN), self.name)
-        )
-        self.name.setToolTip(f"The sample's name: {NAME_RULE}")
+        self.report = read_only_pane("importReport")
+        self.name = sample_name_field("importName")
         self.name.setText(self._free(DEFAULT_NAME))
 
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)

@@ -15,7 +15,7 @@ HOOK = "lib/context.ts:withTicketContext"
 SAMPLE = "support-ticket-context"
 
 
-def run(workspace: Path) -> dict:
+def run(workspace: Path, exit_code: int = 0) -> dict:
     done = subprocess.run(
         [
             sys.executable,
@@ -33,7 +33,7 @@ def run(workspace: Path) -> dict:
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == exit_code, done.stdout + done.stderr
     return json.loads(done.stdout)
 
 
@@ -71,25 +71,7 @@ def test_a_question_the_sample_has_no_reply_for_fails_the_turn_naming_the_method
     sample = json.loads(path.read_text())
     sample["request"]["messages"][0]["content"] = "Where is my parcel?"
     path.write_text(json.dumps(sample))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "studio",
-            "run",
-            str(workspace),
-            "--sample",
-            SAMPLE,
-            "--hook",
-            HOOK,
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 3, done.stdout + done.stderr
-    result = json.loads(done.stdout)
+    result = run(workspace, exit_code=3)
     assert [c["error"]["code"] for c in result["calls"]] == ["NO_REPLY"]
     assert "kb_search" in result["turn_error"]["message"]
     assert result["turn_error"]["traceback"][-1]["file"] == "lib/context.ts"

@@ -8,10 +8,9 @@ from typing import Any
 from studio.core.findings import PathPart
 from studio.core.provider.import_common import (
     join_system,
+    message_content,
     not_representable,
     number_option,
-    restore_stamp,
-    unstamp_first_text,
 )
 from studio.core.provider.losses import LossReport
 
@@ -113,23 +112,11 @@ def _message(message: Any, path: tuple[PathPart, ...], report: LossReport) -> An
         report.drop(path, "not a message object")
         return None
     out: dict[str, Any] = {"role": message.get("role")}
-    content = message.get("content")
-    if isinstance(content, str):
-        out["content"] = restore_stamp(out, content, (*path, "content"), report)
-        return out
-    blocks: list[dict[str, Any]] = []
-    paths: list[tuple[PathPart, ...]] = []
-    for k, block in enumerate(content if isinstance(content, list) else []):
-        where = (*path, "content", k)
-        converted = _block(block, where, report)
-        if converted is not None:
-            blocks.append(converted)
-            paths.append(where)
-    unstamp_first_text(out, blocks, paths, report)
-    if not blocks:
+    content = message_content(out, message.get("content"), path, _block, report)
+    if isinstance(content, list) and not content:
         report.drop(path, "nothing of this message could be kept")
         return None
-    out["content"] = blocks
+    out["content"] = content
     return out
 
 

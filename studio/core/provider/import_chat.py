@@ -8,11 +8,11 @@ from typing import Any
 from studio.core.findings import PathPart
 from studio.core.provider.import_common import (
     join_system,
+    message_content,
     not_representable,
     number_option,
     parse_arguments,
     restore_stamp,
-    unstamp_first_text,
 )
 from studio.core.provider.losses import LossReport
 
@@ -123,20 +123,7 @@ def _system_texts(
 
 def _user(message: dict[str, Any], path: tuple[PathPart, ...], report: LossReport) -> Any:
     out: dict[str, Any] = {"role": "user"}
-    content = message.get("content")
-    if isinstance(content, str):
-        out["content"] = restore_stamp(out, content, (*path, "content"), report)
-        return out
-    blocks: list[dict[str, Any]] = []
-    paths: list[tuple[PathPart, ...]] = []
-    for k, part in enumerate(content if isinstance(content, list) else []):
-        where = (*path, "content", k)
-        block = _user_part(part, where, report)
-        if block is not None:
-            blocks.append(block)
-            paths.append(where)
-    unstamp_first_text(out, blocks, paths, report)
-    out["content"] = blocks
+    out["content"] = message_content(out, message.get("content"), path, _user_part, report)
     return out
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from studio.core.findings import PathPart, dotted
@@ -31,17 +31,30 @@ def restore_stamp(
     return rest
 
 
-def unstamp_first_text(
+def message_content(
     message: dict[str, Any],
-    blocks: list[dict[str, Any]],
-    paths: list[tuple[PathPart, ...]],
+    content: Any,
+    path: tuple[PathPart, ...],
+    convert: Callable[[Any, tuple[PathPart, ...], LossReport], dict[str, Any] | None],
     report: LossReport,
-) -> None:
-    """Take ADF's prefix off the first text block of a message (where ADF put it)."""
-    for block, path in zip(blocks, paths, strict=True):
-        if block.get("type") == "text":
-            block["text"] = restore_stamp(message, block["text"], path, report)
-            return
+) -> Any:
+    """A message's content as a request holds it: a string without ADF's prefix, or the blocks
+    ``convert`` keeps (None drops one), ADF's prefix taken off the first text block, where ADF
+    put it. The prefix's time and sequence go back on ``message``."""
+    if isinstance(content, str):
+        return restore_stamp(message, content, (*path, "content"), report)
+    blocks: list[dict[str, Any]] = []
+    stamped = False
+    for k, part in enumerate(content if isinstance(content, list) else []):
+        where = (*path, "content", k)
+        block = convert(part, where, report)
+        if block is None:
+            continue
+        if block.get("type") == "text" and not stamped:
+            block["text"] = restore_stamp(message, block["text"], where, report)
+            stamped = True
+        blocks.append(block)
+    return blocks
 
 
 def join_system(parts: list[tuple[tuple[PathPart, ...], str]], report: LossReport) -> str:

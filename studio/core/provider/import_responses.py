@@ -8,11 +8,11 @@ from typing import Any
 from studio.core.findings import PathPart
 from studio.core.provider.import_common import (
     join_system,
+    message_content,
     not_representable,
     number_option,
     parse_arguments,
     restore_stamp,
-    unstamp_first_text,
 )
 from studio.core.provider.losses import LossReport
 
@@ -183,31 +183,23 @@ def _system_texts(
 
 def _user(item: dict[str, Any], path: tuple[PathPart, ...], report: LossReport) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "user"}
-    content = item.get("content")
-    if isinstance(content, str):
-        out["content"] = restore_stamp(out, content, (*path, "content"), report)
-        return out
-    blocks: list[dict[str, Any]] = []
-    paths: list[tuple[PathPart, ...]] = []
-    for k, part in enumerate(content if isinstance(content, list) else []):
-        where = (*path, "content", k)
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "input_text":
-            blocks.append({"type": "text", "text": part.get("text")})
-        elif kind == "input_image" and isinstance(part.get("image_url"), str):
-            if "detail" in part:
-                report.drop((*where, "detail"), "an image here has only its URL")
-            blocks.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
-        elif kind == "input_image":
-            report.drop(where, "an image given by file id: only image URLs are kept")
-            continue
-        else:
-            report.drop(where, f"a part of type {kind!r}, which a request does not have")
-            continue
-        paths.append(where)
-    unstamp_first_text(out, blocks, paths, report)
-    out["content"] = blocks
+    out["content"] = message_content(out, item.get("content"), path, _user_part, report)
     return out
+
+
+def _user_part(part: Any, where: tuple[PathPart, ...], report: LossReport) -> dict[str, Any] | None:
+    kind = part.get("type") if isinstance(part, dict) else None
+    if kind == "input_text":
+        return {"type": "text", "text": part.get("text")}
+    if kind == "input_image" and isinstance(part.get("image_url"), str):
+        if "detail" in part:
+            report.drop((*where, "detail"), "an image here has only its URL")
+        return {"type": "image_url", "image_url": {"url": part["image_url"]}}
+    if kind == "input_image":
+        report.drop(where, "an image given by file id: only image URLs are kept")
+    else:
+        report.drop(where, f"a part of type {kind!r}, which a request does not have")
+    return None
 
 
 def _assistant(item: dict[str, Any], path: tuple[PathPart, ...], report: LossReport) -> Any:
