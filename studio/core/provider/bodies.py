@@ -62,10 +62,7 @@ def anthropic_body(
             if key in options:
                 notes.append(f"{key}: left out, as Anthropic takes none with thinking on")
     else:
-        if "temperature" in options:
-            body["temperature"] = options["temperature"]
-        if "topP" in options:
-            body["top_p"] = options["topP"]
+        _sampling(options, body)
     if "reasoning" in options:
         notes.append("reasoning: not part of an Anthropic request")
     return body
@@ -143,10 +140,7 @@ def responses_body(
     tokens = output_tokens(options)
     if tokens is not None:
         body["max_output_tokens"] = tokens
-    if "temperature" in options:
-        body["temperature"] = options["temperature"]
-    if "topP" in options:
-        body["top_p"] = options["topP"]
+    _sampling(options, body)
     if "reasoning" in options:
         body["reasoning"] = options["reasoning"]
     if "thinkingBudget" in options:
@@ -246,10 +240,7 @@ def chat_body(
     tokens = output_tokens(options)
     if tokens is not None:
         body["max_tokens"] = tokens
-    if "temperature" in options:
-        body["temperature"] = options["temperature"]
-    if "topP" in options:
-        body["top_p"] = options["topP"]
+    _sampling(options, body)
     reasoning = options.get("reasoning")
     if openrouter and isinstance(reasoning, dict):
         body["reasoning"] = reasoning
@@ -304,3 +295,11 @@ def _chat_messages(
 def _details(block: dict[str, Any]) -> list[Any]:
     details = block.get("reasoning_details")
     return details if isinstance(details, list) else [details]
+
+
+def _sampling(options: dict[str, Any], body: dict[str, Any]) -> None:
+    """The sampling options, under the names every wire format here gives them."""
+    if "temperature" in options:
+        body["temperature"] = options["temperature"]
+    if "topP" in options:
+        body["top_p"] = options["topP"]
