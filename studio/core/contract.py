@@ -51,8 +51,6 @@ class HookCall:
     loop: str | None = None
     api: HookApi | None = None
     options: dict[str, Any] = field(default_factory=dict)
-    hash_result: bool = False
-    """Ask the worker for the SHA-256 of the value's sorted-key JSON, where the value already is."""
 
 
 class OutputFields(TypedDict):
@@ -78,7 +76,6 @@ class HookReply:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     duration_ms: float = 0.0
-    value_sha256: str | None = None
     warnings: list[dict[str, str]] = field(default_factory=list)
     """What the runtime noticed about the call without failing it (``path``, ``message``), as
     :attr:`RunOutcome.warnings` holds them."""

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from studio.engine import process_control, worker_runtime
+from studio.engine import process_control, sandbox, worker_runtime
 from studio.engine.worker_protocol import MAX_DATAGRAM, WorkerSpec, decode_message, encode_message
 
 # Imported once here so that every worker starts with them already loaded.
@@ -54,9 +54,11 @@ class _Spare:
         self.channel.close()
 
 
-def _wait_as_spare(channel: socket.socket) -> NoReturn:
+def _wait_as_spare(channel: socket.socket, sandboxed: bool) -> NoReturn:
     """A spare worker: isolated and idle until its one invocation arrives."""
     try:
+        if sandboxed:
+            sandbox.enter_call(os.getcwd(), [channel.fileno()])
         worker_runtime.become_spare([channel.fileno()])
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
@@ -68,9 +70,11 @@ def _wait_as_spare(channel: socket.socket) -> NoReturn:
     worker_runtime.enter_worker(spec, fds)
 
 
-def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
+def _worker_now(spec: WorkerSpec, fds: list[int], sandboxed: bool) -> NoReturn:
     """A worker forked on demand, when no spare is left."""
     try:
+        if sandboxed:
+            sandbox.enter_call(os.getcwd(), fds)
         worker_runtime.become_spare(fds)
     except BaseException:
         os._exit(71)
@@ -78,8 +82,9 @@ def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
 
 
 class ForkServer:
-    def __init__(self, control: socket.socket) -> None:
+    def __init__(self, control: socket.socket, state: sandbox.SandboxState) -> None:
         self.control = control
+        self.state = state
         self.workers: dict[int, str] = {}
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -99,7 +104,13 @@ class ForkServer:
 
     def serve(self) -> None:
         self._replenish()
-        self.send({"event": "ready", "pid": os.getpid()})
+        self.send(
+            {
+                "event": "ready",
+                "pid": os.getpid(),
+                "sandbox": {"active": self.state.active, "reason": self.state.reason},
+            }
+        )
         try:
             while True:
                 for key, _ in self.selector.select():
@@ -141,7 +152,7 @@ class ForkServer:
             spec = WorkerSpec.from_json(message["spec"])
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
-                pid = self._fork(functools.partial(_worker_now, spec, fds))
+                pid = self._fork(functools.partial(_worker_now, spec, fds, self.state.active))
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
             return
@@ -170,7 +181,7 @@ class ForkServer:
         while len(self.spares) < SPARES:
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs))
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.state.active))
             except OSError:
                 ours.close()
                 return
@@ -181,6 +192,11 @@ class ForkServer:
     def _hand_to_spare(self, spec: dict[str, Any], fds: list[int]) -> int | None:
         while self.spares:
             spare = self.spares.pop()
+            if process_control.stopped(spare.pid):
+                # Stopped by someone else's hook (without the sandbox): it would never answer.
+                process_control.kill_tree(spare.pid)
+                spare.close()
+                continue
             try:
                 socket.send_fds(spare.channel, [encode_message(spec)], fds)
             except OSError:
@@ -241,17 +257,45 @@ class ForkServer:
                     os.waitpid(stray, 0)
 
 
+def _try_a_call_sandbox() -> None:
+    """Build one call's sandbox and leave it, so that a kernel that refuses a part of it is found
+    now, not by every spare failing in turn."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            sandbox.enter_call(os.getcwd())
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError("the kernel refused a PID namespace with its own /proc for a hook call")
+
+
 def main(argv: list[str]) -> int:
     sys.dont_write_bytecode = True
     control = socket.socket(fileno=int(argv[1]))
     control.setblocking(True)
+    plan = sandbox.SandboxPlan.from_json(argv[2]) if len(argv) > 2 else None
+    try:
+        state = (
+            sandbox.enter_workspace(plan)
+            if plan is not None
+            else sandbox.SandboxState(False, "no sandbox was asked for")
+        )
+        if state.active:
+            _try_a_call_sandbox()
+    except OSError as exc:
+        # Half built: hooks must not run in it. The engine starts a server without one.
+        control.send(encode_message({"event": "sandbox_broken", "reason": str(exc)}))
+        return 3
     process_control.become_reaper()
     preload()
     # Objects made so far are never collected; a worker's collector then leaves their pages
     # shared instead of copying them on its first pass.
     gc.collect()
     gc.freeze()
-    ForkServer(control).serve()
+    ForkServer(control, state).serve()
     return 0
 
 

@@ -15,6 +15,7 @@ from studio.core.json.pieces import json_bytes
 from studio.core.source_ref import SourceRef
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import StudioSettings
+from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_protocol import WorkerLimits
 
 if TYPE_CHECKING:
@@ -34,10 +35,18 @@ class HookRuntime(ABC):
     refused: ClassVar[dict[str, str]] = {}
     """Extensions of this language that it will not run, with the reason in the user's words."""
 
-    def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        settings: StudioSettings,
+        *,
+        in_pieces: bool = False,
+        sandbox: SandboxPlan | None = None,
+    ) -> None:
         self.root = root
         self.settings = settings
         self.in_pieces = in_pieces
+        self.sandbox = sandbox
         self._environment = _environment(settings)
 
     @classmethod
@@ -49,10 +58,16 @@ class HookRuntime(ABC):
     def functions(cls, path: Path) -> FunctionList:
         """The callable top-level functions of a source file; never raises on a broken file."""
 
-    def serves(self, settings: StudioSettings) -> bool:
+    def serves(self, settings: StudioSettings, sandbox: SandboxPlan | None) -> bool:
         """Whether this instance can run calls under ``settings``: its workers were started
-        with their environment, so a change of it needs a new instance."""
-        return _environment(settings) == self._environment
+        with their environment and sandbox, so a change of either needs a new instance."""
+        return _environment(settings) == self._environment and sandbox == self.sandbox
+
+    @property
+    def sandbox_notice(self) -> str:
+        """Why this runtime's hooks run without the sandbox it was asked for; empty when they
+        run in it (or it was turned off)."""
+        return ""
 
     def argument_bytes(self, call: HookCall) -> bytes:
         """The hook's argument as the JSON bytes a worker reads."""

@@ -44,6 +44,7 @@ from studio.engine.hook_runtime import HookRuntime
 from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
+from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
 
@@ -276,8 +277,15 @@ class NodeRuntime(HookRuntime):
         "transform; move the hook to a '.ts' file without JSX"
     }
 
-    def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
-        super().__init__(root, settings, in_pieces=in_pieces)
+    def __init__(
+        self,
+        root: Path,
+        settings: StudioSettings,
+        *,
+        in_pieces: bool = False,
+        sandbox: SandboxPlan | None = None,
+    ) -> None:
+        super().__init__(root, settings, in_pieces=in_pieces, sandbox=sandbox)
         self._host = NodeHost(
             Path(os.path.realpath(root)),
             worker_environment(dict(settings.env), tuple(settings.pass_env)),
@@ -467,7 +475,9 @@ class NodeRuntime(HookRuntime):
         from studio.engine.python_runtime import PythonRuntime
 
         if self._python is None:
-            self._python = PythonRuntime(self.root, self.settings, in_pieces=self.in_pieces)
+            self._python = PythonRuntime(
+                self.root, self.settings, in_pieces=self.in_pieces, sandbox=self.sandbox
+            )
         return self._python
 
 

@@ -68,6 +68,16 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def stopped(pid: int) -> bool:
+    """Whether ``pid`` is stopped (SIGSTOP, or traced); False when it is gone or unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"T", b"t")
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL a worker's process group, and the worker itself if it has no group yet."""
     try:

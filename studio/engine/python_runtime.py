@@ -12,6 +12,7 @@ from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import StudioSettings
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.python_functions import FunctionList, functions_in_file
+from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_host import WorkerHost
 from studio.engine.worker_outcome import read_worker
 from studio.engine.worker_protocol import WorkerLimits, WorkerSpec
@@ -21,9 +22,20 @@ class PythonRuntime(HookRuntime):
     name = "python"
     extensions = (".py",)
 
-    def __init__(self, root: Path, settings: StudioSettings, *, in_pieces: bool = False) -> None:
-        super().__init__(root, settings, in_pieces=in_pieces)
-        self._host = WorkerHost(root, dict(settings.env), tuple(settings.pass_env))
+    def __init__(
+        self,
+        root: Path,
+        settings: StudioSettings,
+        *,
+        in_pieces: bool = False,
+        sandbox: SandboxPlan | None = None,
+    ) -> None:
+        super().__init__(root, settings, in_pieces=in_pieces, sandbox=sandbox)
+        self._host = WorkerHost(root, dict(settings.env), tuple(settings.pass_env), sandbox=sandbox)
+
+    @property
+    def sandbox_notice(self) -> str:
+        return self._host.sandbox_notice
 
     @classmethod
     def functions(cls, path: Path) -> FunctionList:
@@ -45,7 +57,6 @@ class PythonRuntime(HookRuntime):
             source=f"{ref.path}:{ref.function}",
             options=call.options,
             api=call.api,
-            hash_result=call.hash_result,
         )
         try:
             result = await self._host.run(

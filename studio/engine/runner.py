@@ -27,6 +27,7 @@ from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import Sample, StudioSettings, Workspace, WorkspaceFileError
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.runtimes import RUNTIMES, runtime_for, unrunnable_problem
+from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_protocol import WorkerLimits
 
 _current_handle: contextvars.ContextVar[RunHandle] = contextvars.ContextVar("run_handle")
@@ -73,14 +74,38 @@ class Runner:
             await runtime.close()
 
     async def _runtime(self, kind: type[HookRuntime], settings: StudioSettings) -> HookRuntime:
-        """The runtime instance for these settings; a change of environment starts a new one."""
+        """The runtime instance for these settings; a change of environment or sandbox starts a
+        new one."""
+        plan = self._sandbox_plan(settings)
         runtime = self._runtimes.get(kind)
-        if runtime is None or not runtime.serves(settings):
+        if runtime is None or not runtime.serves(settings, plan):
             if runtime is not None:
                 await runtime.close()
-            runtime = kind(self.workspace.source_root, settings, in_pieces=self.cooperative)
+            runtime = kind(
+                self.workspace.source_root, settings, in_pieces=self.cooperative, sandbox=plan
+            )
             self._runtimes[kind] = runtime
         return runtime
+
+    def _sandbox_plan(self, settings: StudioSettings) -> SandboxPlan:
+        """The workspace's sources read-only, its state folder hidden, and the network only
+        where hookstudio.json or the agent's own ``code_execution.network`` allows it."""
+        try:
+            agent = self.workspace.agent_document()
+        except WorkspaceFileError:
+            agent = {}
+        code_execution = agent.get("code_execution") if isinstance(agent, dict) else None
+        agent_network = isinstance(code_execution, dict) and code_execution.get("network") is True
+        return SandboxPlan(
+            sources=str(self.workspace.source_root),
+            hidden=(str(self.workspace.state_dir),),
+            network=settings.sandbox.network or agent_network,
+            enabled=settings.sandbox.enabled,
+        )
+
+    def sandbox_notices(self) -> list[str]:
+        """Why hooks of this workspace run without the sandbox, one line per runtime."""
+        return [r.sandbox_notice for r in self._runtimes.values() if r.sandbox_notice]
 
     async def warm_up(self) -> None:
         """Get every runtime ready ahead of the first run."""
@@ -165,6 +190,9 @@ class Runner:
                     input=sample.document,
                 )
         outcome = outcome.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+        notices = [{"path": "", "message": notice} for notice in self.sandbox_notices()]
+        if notices:
+            outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, *notices]})
         if self.store is not None:
             # Off the loop: a write now and then waits for SQLite to checkpoint its log.
             problem = await asyncio.to_thread(self._record, outcome)

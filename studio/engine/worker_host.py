@@ -16,12 +16,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
+from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_protocol import (
     HEADER_SIZE,
     MAX_DATAGRAM,
@@ -37,10 +38,20 @@ _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
 _EXIT_GRACE_S = 5.0
 _EOF_GRACE_S = 2.0
 _START_TIMEOUT_S = 30.0
+_ACKNOWLEDGE_S = 3.0
+_REPORT_GRACE_S = 0.5
 
 
 class ForkServerUnavailable(RuntimeError):
     """The fork server could not be started or ended while a worker was running."""
+
+
+class _Unanswered(Exception):
+    """The fork server did not acknowledge a call in time."""
+
+
+class _SandboxBroken(ForkServerUnavailable):
+    """The kernel let the fork server begin its sandbox and then refused a part of it."""
 
 
 @dataclass
@@ -183,6 +194,17 @@ def _holds_ok_frame(chunks: list[bytes]) -> bool:
     )
 
 
+async def _answered(result: _Capture, outputs: tuple[_Capture, ...]) -> None:
+    """Returns once the result channel and both output streams are closed with a complete ok
+    frame on the first; never returns otherwise."""
+    # Shielded: cancelling this wait must not cancel the captures' own futures.
+    await asyncio.shield(result.done)
+    if not _holds_ok_frame(result.chunks):
+        await asyncio.Event().wait()
+    for output in outputs:
+        await asyncio.shield(output.done)
+
+
 @dataclass
 class _Pending:
     spawned: asyncio.Future[int]
@@ -199,9 +221,14 @@ class WorkerHost:
     declared_env: Mapping[str, str] = field(default_factory=dict)
     passed_env: tuple[str, ...] = ()
     python: str = sys.executable
+    sandbox: SandboxPlan | None = None
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
+        self.sandbox_active = False
+        self.sandbox_notice = ""
+        """Why hooks run without the sandbox, when they do (the kernel refused it)."""
+        self._sandbox_broken: str | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -222,38 +249,58 @@ class WorkerHost:
             if self.running:
                 return
             await self._stop_server()
-            loop = asyncio.get_running_loop()
-            ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
-            ours.setblocking(False)
-            launcher = (
-                f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
-                "from studio.engine.fork_server import main; "
-                f"raise SystemExit(main(['fork_server', '{theirs.fileno()}']))"
-            )
-            env = worker_environment(self.declared_env, self.passed_env)
+            plan = self.sandbox
+            if plan is not None and plan.enabled:
+                for folder in plan.hidden:
+                    # Hidden only if it exists when the sandbox is built.
+                    with contextlib.suppress(OSError):
+                        os.makedirs(folder, exist_ok=True)
             try:
-                self._process = subprocess.Popen(
-                    [self.python, "-I", "-c", launcher],
-                    pass_fds=[theirs.fileno()],
-                    env=env,
-                    cwd=self.workspace,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                ours.close()
-                raise ForkServerUnavailable(f"cannot start the worker fork server: {exc}") from exc
-            finally:
-                theirs.close()
-            self._control = ours
-            self._ready = loop.create_future()
-            self._pump = loop.create_task(self._read_events(ours))
-            try:
-                await asyncio.wait_for(asyncio.shield(self._ready), _START_TIMEOUT_S)
-            except (TimeoutError, ForkServerUnavailable) as exc:
+                await self._start_server(plan)
+            except _SandboxBroken as broken:
+                assert plan is not None
                 await self._stop_server()
-                raise ForkServerUnavailable(f"the worker fork server did not start: {exc}") from exc
+                await self._start_server(replace(plan, enabled=False))
+                self.sandbox_notice = f"hooks run without the sandbox: {broken}"
+
+    async def _start_server(self, plan: SandboxPlan | None) -> None:
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
+        ours.setblocking(False)
+        arguments = ["fork_server", str(theirs.fileno())]
+        if plan is not None:
+            arguments.append(plan.to_json())
+        launcher = (
+            f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+            "from studio.engine.fork_server import main; "
+            f"raise SystemExit(main({arguments!r}))"
+        )
+        env = worker_environment(self.declared_env, self.passed_env)
+        try:
+            self._process = subprocess.Popen(
+                [self.python, "-I", "-c", launcher],
+                pass_fds=[theirs.fileno()],
+                env=env,
+                cwd=self.workspace,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            ours.close()
+            raise ForkServerUnavailable(f"cannot start the worker fork server: {exc}") from exc
+        finally:
+            theirs.close()
+        self._control = ours
+        self._ready = loop.create_future()
+        self._pump = loop.create_task(self._read_events(ours))
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready), _START_TIMEOUT_S)
+        except _SandboxBroken:
+            raise
+        except (TimeoutError, ForkServerUnavailable) as exc:
+            await self._stop_server()
+            raise ForkServerUnavailable(f"the worker fork server did not start: {exc}") from exc
 
     async def _read_events(self, control: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -271,8 +318,18 @@ class WorkerHost:
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("event")
         if kind == "ready":
+            state = event.get("sandbox") or {}
+            self.sandbox_active = bool(state.get("active"))
+            if not self.sandbox_active and self.sandbox is not None and self.sandbox.enabled:
+                self.sandbox_notice = f"hooks run without the sandbox: {state.get('reason')}"
+            elif self.sandbox_active:
+                self.sandbox_notice = ""
             if self._ready and not self._ready.done():
                 self._ready.set_result(event["pid"])
+            return
+        if kind == "sandbox_broken":
+            if self._ready and not self._ready.done():
+                self._ready.set_exception(_SandboxBroken(str(event.get("reason"))))
             return
         pending = self._pending.get(event.get("id", ""))
         if pending is None:
@@ -343,10 +400,31 @@ class WorkerHost:
         timeout_s: float,
         limits: WorkerLimits | None = None,
     ) -> WorkerResult:
-        """Run one worker to its end. Cancelling the awaiting task ends the worker at once."""
+        """Run one worker to its end. Cancelling the awaiting task ends the worker at once.
+
+        A fork server that is stopped, or does not acknowledge the call in time, is the
+        studio's failure, never the hook's: it is ended and replaced, and the call (which has
+        not begun) goes to the new one, once."""
         limits = limits or WorkerLimits()
-        if not self.running:
-            await self.start()
+        for _ in range(2):
+            if self._process is not None and process_control.stopped(self._process.pid):
+                await self._replace_server()
+            if not self.running:
+                await self.start()
+            try:
+                return await self._run_once(spec, input_data, timeout_s, limits)
+            except _Unanswered:
+                await self._replace_server()
+        return WorkerResult(server_lost=True)
+
+    async def _replace_server(self) -> None:
+        if self._process is not None:
+            process_control.kill_tree(self._process.pid)
+        await self.close()
+
+    async def _run_once(
+        self, spec: WorkerSpec, input_data: bytes, timeout_s: float, limits: WorkerLimits
+    ) -> WorkerResult:
         loop = asyncio.get_running_loop()
         invocation = f"w{next(self._ids)}"
         pending = _Pending(loop.create_future(), loop.create_future())
@@ -396,9 +474,10 @@ class WorkerHost:
         stdout = _Capture(loop, out_r, limits.output_bytes, over("stdout"))
         stderr = _Capture(loop, err_r, limits.output_bytes, over("stderr"))
         captures = (result, stdout, stderr)
-        ending = loop.create_task(self._ended(pending, result))
+        ending = loop.create_task(self._ended(pending, result, (stdout, stderr)))
         try:
             try:
+                await self._acknowledged(pending)
                 exit_event = await asyncio.wait_for(asyncio.shield(ending), timeout_s)
             except TimeoutError:
                 end("timeout")
@@ -435,21 +514,30 @@ class WorkerHost:
         outcome.stderr_truncated = stderr.truncated
         return outcome
 
-    async def _ended(self, pending: _Pending, result: _Capture) -> dict[str, Any]:
-        """Wait until the worker is gone. The kernel says so first (a pidfd); the fork server's
-        report, which carries the exit status, is awaited only when the worker did not leave a
-        complete result, since only then does the status tell the story."""
+    async def _ended(
+        self, pending: _Pending, result: _Capture, outputs: tuple[_Capture, ...]
+    ) -> dict[str, Any]:
+        """Wait until the worker has answered or is gone. A complete ok frame with both output
+        streams closed is the answer: the processes' exit (and the sandbox's teardown) then
+        happens after the run, off its path. Otherwise the kernel says the worker is gone first
+        (a pidfd), and the fork server's report, which carries the exit status, is awaited only
+        when the worker did not leave a complete result, since only then does the status tell
+        the story."""
         pid = await pending.spawned
+        answered = asyncio.ensure_future(_answered(result, outputs))
         watch = _exit_watch(pid)
-        if watch is None:
-            return await pending.exited
-        gone, close = watch
         try:
             # Futures of different results; wait() only says which is done.
-            either: set[asyncio.Future[Any]] = {gone, pending.exited}
+            either: set[asyncio.Future[Any]] = {answered, pending.exited}
+            if watch is not None:
+                either.add(watch[0])
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            close()
+            answered.cancel()
+            if watch is not None:
+                watch[1]()
+        if answered.done() and not answered.cancelled():
+            return {}
         if pending.exited.done():
             return pending.exited.result()
         await result.done
@@ -457,14 +545,36 @@ class WorkerHost:
             return {}
         return await pending.exited
 
-    async def _await_exit(self, pending: _Pending) -> dict[str, Any]:
+    async def _acknowledged(self, pending: _Pending) -> None:
+        """Wait for the fork server to say which process runs the call; the hook's deadline
+        starts after that. No word in time means the server is frozen or gone."""
         try:
-            return await asyncio.wait_for(asyncio.shield(pending.exited), _EXIT_GRACE_S)
+            await asyncio.wait_for(asyncio.shield(pending.spawned), _ACKNOWLEDGE_S)
         except TimeoutError:
-            # The fork server has not reported the worker: end it again and stop waiting.
-            if pending.pid is not None:
-                process_control.kill_tree(pending.pid)
-            return {}
+            raise _Unanswered from None
+
+    async def _await_exit(self, pending: _Pending) -> dict[str, Any]:
+        """The exit status of an ended worker. The kernel says when it is gone (a pidfd); the
+        fork server's report follows at once unless the server itself is stuck, which then
+        costs the run no more than a short grace."""
+        watch = _exit_watch(pending.pid) if pending.pid is not None else None
+        waiting: set[asyncio.Future[Any]] = {pending.exited}
+        if watch is not None:
+            waiting.add(watch[0])
+        try:
+            await asyncio.wait(waiting, timeout=_EXIT_GRACE_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if watch is not None:
+                watch[1]()
+        if not pending.exited.done() and watch is not None and watch[0].done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(pending.exited), _REPORT_GRACE_S)
+        if pending.exited.done() and pending.exited.exception() is None:
+            return pending.exited.result()
+        # The fork server has not reported the worker: end it again and stop waiting.
+        if pending.pid is not None:
+            process_control.kill_tree(pending.pid)
+        return {}
 
     async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
         control = self._control

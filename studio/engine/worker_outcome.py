@@ -111,8 +111,6 @@ def read_worker(
     reading.extra = envelope.get("extra") or {}
     if status == "ok":
         reading.value = envelope.get("value")
-        digest = reading.extra.pop("sha256", None)
-        reading.value_sha256 = digest if isinstance(digest, str) else None
         return reading
     details = envelope.get("details") or {}
     frames = [Frame(**f) for f in details.pop("frames", []) or []]

@@ -51,7 +51,6 @@ class WorkerSpec:
     options: dict[str, Any] = field(default_factory=dict)
     api: str | None = None
     """The host API the hook sees besides its argument (``adf``, ``step``), if any."""
-    hash_result: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

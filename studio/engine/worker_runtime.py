@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
 import inspect
 import json
 import linecache
@@ -276,14 +275,6 @@ def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
     return head[:-1] + b',"value":' + value_json + b"}"
 
 
-def _sorted_hash(value: Any) -> str:
-    """The decision record's request hash: SHA-256 of compact JSON with sorted keys, computed
-    where the value already is, instead of writing it out again in the engine."""
-    with deep_json():
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _serialise_result(value: Any) -> bytes:
     try:
         # The hook's own key order travels: the contract's first finding depends on it.
@@ -325,8 +316,6 @@ def run_worker(spec: WorkerSpec) -> NoReturn:
         if worker.nested_failures:
             raise HookFailure("nested_lambda_failed", worker.nested_failures[0])
         value_json = _serialise_result(value)
-        if spec.hash_result:
-            worker.extra["sha256"] = _sorted_hash(value)
         envelope = _finish({"status": "ok", "extra": worker.extra}, value_json)
     except HookFailure as failure:
         envelope = _finish(

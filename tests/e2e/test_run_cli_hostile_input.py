@@ -10,14 +10,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.support.processes import live_descendants
+from tests.support.processes import live_descendants, named, wait_for
 from tests.support.workspaces import copy_bundled_workspace
 
 STUDIO = (sys.executable, "-m", "studio")
@@ -51,14 +48,6 @@ def running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_for(condition: Callable[[], object], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    tick = threading.Event()
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        tick.wait(0.02)
 
 
 @pytest.fixture
@@ -147,13 +136,12 @@ def test_a_run_the_records_cannot_keep_says_so_in_every_report(
 
 
 SPIN_PY = """\
-import os
+import ctypes
 
 
 def main(payload):
-    with open(os.environ["PID_FILE"] + ".part", "w") as f:
-        f.write(str(os.getpid()))
-    os.rename(os.environ["PID_FILE"] + ".part", os.environ["PID_FILE"])
+    # Named, so that the test sees from outside the sandbox that the hook has begun.
+    ctypes.CDLL(None).prctl(15, ctypes.c_char_p(b"hook-started"), 0, 0, 0)
     while True:
         pass
 """
@@ -178,9 +166,7 @@ def node_host(cli: int) -> int | None:
 
 
 @pytest.mark.parametrize("runtime", ["python", "node"])
-def test_ctrl_c_while_a_hook_runs_cancels_cleanly(workspace, tmp_path, runtime):
-    pid_file = tmp_path / "worker.pid"
-    set_settings(workspace, env={"PID_FILE": str(pid_file)})
+def test_ctrl_c_while_a_hook_runs_cancels_cleanly(workspace, runtime):
     (workspace / "lib" / "spin.py").write_text(SPIN_PY)
     (workspace / "lib" / "spin.ts").write_text(SPIN_TS)
     hook = "lib/spin.py:main" if runtime == "python" else "lib/spin.ts:main"
@@ -192,8 +178,8 @@ def test_ctrl_c_while_a_hook_runs_cancels_cleanly(workspace, tmp_path, runtime):
     )
     try:
         if runtime == "python":
-            wait_for(pid_file.exists)
-            worker = int(pid_file.read_text())
+            wait_for(lambda: named(live_descendants(cli.pid), "hook-started"))
+            (worker,) = named(live_descendants(cli.pid), "hook-started")
         else:
             wait_for(lambda: node_host(cli.pid))
             worker = node_host(cli.pid) or 0

@@ -8,7 +8,12 @@ import subprocess
 import sys
 import time
 
-PIDS_FILE = "pids.json"
+STARTED = b"hook-started"
+
+
+def say_started():
+    """Names this process so that a test, outside any sandbox, sees the hook has begun."""
+    ctypes.CDLL(None).prctl(15, ctypes.c_char_p(STARTED), 0, 0, 0)
 
 
 def ok(payload):
@@ -70,15 +75,13 @@ def _spawn_family():
         os.write(write, str(grandchild).encode())
         os._exit(0)
     os.waitpid(middle, 0)
-    grandchild = int(os.read(read, 64))
-    pids = [c.pid for c in children] + [grandchild]
-    with open(PIDS_FILE, "w") as f:
-        json.dump(pids, f)
+    os.read(read, 64)
+    return len(children) + 1
 
 
 def children_then_return(payload):
-    _spawn_family()
-    return payload["request"]
+    started = _spawn_family()
+    return {**payload["request"], "system": f"started {started}"}
 
 
 def children_then_hang(payload):
@@ -117,9 +120,8 @@ def read_secret(payload):
     return {**payload["request"], "system": json.dumps(found)}
 
 
-def touch_then_hang(payload):
-    with open("started", "w") as f:
-        f.write("1")
+def start_then_hang(payload):
+    say_started()
     time.sleep(30)
 
 
@@ -128,6 +130,25 @@ async def async_ok(payload):
 
     await asyncio.sleep(0)
     return payload["request"]
+
+
+def stop_the_fork_server(payload):
+    import signal
+
+    os.kill(os.getppid(), signal.SIGSTOP)
+    return payload["request"]
+
+
+def stop_the_spares(payload):
+    import signal
+
+    siblings = set()
+    for task in os.listdir(f"/proc/{os.getppid()}/task"):
+        with open(f"/proc/{os.getppid()}/task/{task}/children") as f:
+            siblings.update(int(p) for p in f.read().split())
+    for pid in siblings - {os.getpid()}:
+        os.kill(pid, signal.SIGSTOP)
+    return {**payload["request"], "system": f"stopped {len(siblings - {os.getpid()})}"}
 
 
 def kill_the_fork_server(payload):

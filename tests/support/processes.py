@@ -4,6 +4,9 @@ fault in the engine's own process bookkeeping cannot hide a leak."""
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 
 
 def live_descendants(pid: int) -> set[int]:
@@ -40,3 +43,25 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def named(pids: set[int], name: str) -> set[int]:
+    """The processes among ``pids`` whose name (``comm``) is ``name``."""
+    found = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == name:
+                    found.add(pid)
+        except OSError:
+            continue
+    return found
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 60) -> None:
+    """Poll ``condition`` until it holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    tick = threading.Event()
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        tick.wait(0.02)

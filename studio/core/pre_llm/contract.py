@@ -155,7 +155,6 @@ class PreLlmContract(Contract):
                 loop=loop,
                 api="adf",
                 options={"sys_lambda": sys_lambda, "adf": adf},
-                hash_result=True,
             )
         )
         output = reply.output_fields(hook)
@@ -183,7 +182,6 @@ class PreLlmContract(Contract):
                 returned,
                 loop=loop,
                 applied=True,
-                returned_hash=reply.value_sha256,
                 in_pieces=job.in_pieces,
             ),
             warnings=[

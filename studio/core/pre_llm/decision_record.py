@@ -70,7 +70,6 @@ def pre_llm_decision_record(
     *,
     loop: str,
     applied: bool,
-    returned_hash: str | None = None,
     in_pieces: bool = False,
 ) -> dict[str, Any]:
     """What the hook decided, as counts, names and hashes. ``returned`` is None when the hook
@@ -92,9 +91,8 @@ def pre_llm_decision_record(
     if sent is None:
         return record
     after_tools = _tool_names(sent)
-    record["requestHashAfter"] = (
-        returned_hash if applied and returned_hash else request_hash(sent, in_pieces)
-    )
+    # Always from the bytes the studio received: nothing a worker says about them is taken.
+    record["requestHashAfter"] = request_hash(sent, in_pieces)
     record["changed"] = {
         key: _differs(
             original.get(key) if isinstance(original, dict) else None,

@@ -61,6 +61,13 @@ class LimitsSettings(BaseModel):
     result_mb: int = Field(256, ge=1, le=1 << 14, strict=True)
 
 
+class SandboxSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = Field(True, strict=True)
+    network: bool = Field(False, strict=True)
+
+
 class StudioSettings(BaseModel):
     """``hookstudio.json``: what the studio needs that the agent config does not say."""
 
@@ -71,6 +78,7 @@ class StudioSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     pass_env: list[str] = Field(default_factory=list)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     # The sections the contracts own (``step``, ``chain``), each as its contract parsed it.
     _sections: dict[str, Any] = PrivateAttr(default_factory=dict)
 

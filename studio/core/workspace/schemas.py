@@ -16,6 +16,8 @@ _SETTINGS_DESCRIPTIONS = {
     "env": "variables every hook gets, with these values",
     "pass_env": "names of the studio's own environment variables passed on to hooks as they are",
     "limits": "per worker process: address space, captured output per stream, result size",
+    "sandbox": "Linux namespaces around every hook call (on where the kernel allows them), and "
+    "whether hooks may use the network (also allowed by the agent's code_execution.network)",
 }
 
 

@@ -1,0 +1,197 @@
+"""The sandbox around every Python hook call: what a hook can see, write, signal and reach.
+
+These tests need a kernel that allows unprivileged user namespaces (as on this project's CI);
+the fallback without them is tested in ``tests/e2e/test_sandbox_fallback.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from studio.core.records.store import RecordStore
+from studio.core.workspace.folder import Workspace
+from tests.support.processes import live_descendants, named, wait_for
+from tests.support.runners import LiveRunner
+from tests.support.workspaces import REQUEST, write_json
+
+PROBES = Path(__file__).parents[1] / "support" / "sandbox_probes.py"
+SECRETS = {
+    "OPENAI_API_KEY": "sk-test-0penai-secret-value",
+    "ANTHROPIC_API_KEY": "sk-ant-test-secret-value",
+    "AWS_SECRET_ACCESS_KEY": "aws-test-secret-value",
+    "HOOKSTUDIO_TEST_TOKEN": "token-test-secret-value",
+}
+
+
+@pytest.fixture
+def probes(workspace: Workspace) -> Workspace:
+    shutil.copy(PROBES, workspace.root / "lib" / "probes.py")
+    return workspace
+
+
+@pytest.fixture
+def live(probes: Workspace) -> Iterator[LiveRunner]:
+    runner = LiveRunner(probes)
+    yield runner
+    runner.close()
+
+
+def reported(outcome) -> dict:
+    assert outcome.status == "ok", outcome.turn_error
+    return json.loads(outcome.result["system"])
+
+
+def probe(live: LiveRunner, function: str, sample: str = "basic") -> dict:
+    return reported(live.run(sample, hook=f"lib/probes.py:{function}"))
+
+
+def python_runtime(live: LiveRunner):
+    return next(iter(live.runner._runtimes.values()))
+
+
+def test_the_sandbox_is_on_and_no_warning_says_otherwise(live):
+    outcome = live.run()
+    assert outcome.status == "ok"
+    assert python_runtime(live)._host.sandbox_active
+    assert outcome.warnings == []
+
+
+def test_a_hook_sees_only_its_own_processes(live):
+    seen = probe(live, "processes")
+    # The hook is the second process of a namespace of its own; the first only waits for it.
+    assert (seen["pid"], seen["ppid"]) == (2, 1)
+    assert seen["visible"] == [1, 2]
+
+
+def test_a_hook_cannot_signal_or_write_to_any_process_of_the_studio(live):
+    assert live.run().status == "ok"
+    server_pid = python_runtime(live)._host._process.pid
+    seen = probe(live, "kill_everything_visible")
+    # It can name only the waiting first process, which ignores its signals and shares nothing.
+    assert {key.split(":")[0] for key in seen} == {"1"}
+    assert seen["1:fd1"].startswith("refused") and seen["1:fd2"].startswith("refused")
+    host = python_runtime(live)._host
+    assert host._process.pid == server_pid and host.running
+    assert live.run().status == "ok"
+
+
+def test_a_hook_cannot_write_the_workspace_or_reach_the_records(probes):
+    store = RecordStore.open(probes.root)
+    runner = LiveRunner(probes)
+    runner.runner.store = store
+    try:
+        runner.run()
+        seen = probe(runner, "writes")
+        second = probe(runner, "writes")
+    finally:
+        runner.close()
+    assert seen["workspace"] == "refused: Read-only file system"
+    assert seen["source"] == "refused: Read-only file system"
+    # The state folder is an empty, read-only directory inside the sandbox.
+    assert seen["state_listing"] == []
+    assert seen["records"].startswith("refused") and seen["delete_records"].startswith("refused")
+    assert seen["remount"].startswith("refused") and seen["unmount_proc"].startswith("refused")
+    assert not (probes.root / "written.txt").exists()
+    assert "def transform" in (probes.root / "lib" / "policy.py").read_text()
+    # Every run is recorded, the probes' own included.
+    with sqlite3.connect(probes.root / ".hookstudio" / "records.sqlite3") as db:
+        assert db.execute("select count(*) from decisions").fetchone()[0] == 3
+    # /tmp is writable and private to each call: the second call does not see the first's file.
+    assert seen["tmp"] == "done" and second["tmp"] == "done"
+    assert "hook.txt" not in second["tmp_before"]
+
+
+def test_secrets_of_the_studio_reach_a_hook_by_no_route(probes, monkeypatch):
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    store = RecordStore.open(probes.root)
+    runner = LiveRunner(probes)
+    runner.runner.store = store
+    try:
+        outcome = runner.run(hook="lib/probes.py:environments")
+    finally:
+        runner.close()
+    seen = reported(outcome)
+    text = json.dumps(seen) + outcome.model_dump_json()
+    records = b"".join(p.read_bytes() for p in (probes.root / ".hookstudio").glob("records*"))
+    for value in SECRETS.values():
+        assert value not in text
+        assert value.encode() not in records
+    assert seen["own"]["WORKSPACE_VAR"] == "declared"
+    assert seen["1"] == "refused: Permission denied"
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    yield server.getsockname()[1]
+    server.close()
+
+
+def port_sample(workspace: Workspace, port: int) -> None:
+    write_json(
+        workspace.root / "samples" / "port.json",
+        {"loop": "main", "request": {**REQUEST, "system": str(port)}},
+    )
+
+
+def test_the_network_is_refused_unless_the_workspace_enables_it(probes, listener):
+    port_sample(probes, listener)
+    runner = LiveRunner(probes)
+    try:
+        refused = probe(runner, "connect", "port")
+        settings = json.loads((probes.root / "hookstudio.json").read_text())
+        write_json(probes.root / "hookstudio.json", {**settings, "sandbox": {"network": True}})
+        allowed = probe(runner, "connect", "port")
+    finally:
+        runner.close()
+    assert refused["loopback"] == "refused: Connection refused"
+    assert allowed["loopback"] == "done: connected"
+
+
+def test_the_agents_own_network_switch_enables_it(probes, listener):
+    port_sample(probes, listener)
+    agent = json.loads((probes.root / "agent.json").read_text())
+    agent["code_execution"]["network"] = True
+    write_json(probes.root / "agent.json", agent)
+    runner = LiveRunner(probes)
+    try:
+        assert probe(runner, "connect", "port")["loopback"] == "done: connected"
+    finally:
+        runner.close()
+
+
+def test_the_sandbox_can_be_turned_off_in_hookstudio_json(probes):
+    settings = json.loads((probes.root / "hookstudio.json").read_text())
+    write_json(probes.root / "hookstudio.json", {**settings, "sandbox": {"enabled": False}})
+    runner = LiveRunner(probes)
+    try:
+        seen = probe(runner, "processes")
+        warnings = runner.run().warnings
+    finally:
+        runner.close()
+    assert seen["pid"] != 2 and len(seen["visible"]) > 2
+    assert warnings == []
+
+
+def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
+    outcome = live.run(hook="lib/probes.py:fork_bomb")
+    assert outcome.status == "turn_error" and outcome.turn_error.kind == "timeout"
+    # The fork server and its spares only (each spare: its helper, its init, its process).
+    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + 2 * 3)
+    assert live.run().status == "ok"
+
+
+def test_a_daemon_started_by_a_hook_ends_with_the_call(live):
+    assert live.run(hook="lib/probes.py:daemon_then_return").status == "ok"
+    wait_for(lambda: not named(live_descendants(os.getpid()), "sleep"))
