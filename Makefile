@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WORKSPACE ?= resources/sample-workspace
 
-.PHONY: setup run test test-deep lint bench clean
+.PHONY: setup run test test-deep test-hostile lint bench clean
 
 NODE_DIR := studio/engine/node
 NODE_PACKAGES := $(NODE_DIR)/node_modules/.package-lock.json
@@ -35,11 +35,15 @@ TEST_WORKERS ?= auto
 PYTEST = QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 test: setup
-	$(PYTEST)
+	$(PYTEST) -m "not hostile"
 
 # Ten times the Hypothesis examples and no deadline (tests/support/hypothesis_profiles.py).
 test-deep: setup
-	HYPOTHESIS_PROFILE=deep $(PYTEST)
+	HYPOTHESIS_PROFILE=deep $(PYTEST) -m "not hostile"
+
+# The long hostile-hook suite: a thousand mixed hostile runs of both runtimes in one process.
+test-hostile: setup
+	$(PYTEST) -m hostile -s
 
 lint: setup
 	$(BIN)/ruff check .

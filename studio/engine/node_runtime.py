@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import struct
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -45,6 +46,7 @@ from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
 from studio.engine.sandbox import SandboxPlan
+from studio.engine.worker_host import PACKAGE_ROOT
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
 
@@ -66,6 +68,16 @@ RUN_AGAIN_NOTE = (
 )
 
 
+def _read_line(fd: int) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 class HostLost(RuntimeError):
     """The Node host process ended, or its frames could not be read."""
 
@@ -78,10 +90,19 @@ Asker = Callable[["NodeHost", dict[str, Any], bytes], Awaitable[tuple[dict[str, 
 class NodeHost:
     """The long-lived Node process of one workspace, and the calls in flight on it."""
 
-    def __init__(self, root: Path, env: dict[str, str], asked: Asker | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: dict[str, str],
+        asked: Asker | None = None,
+        sandbox: SandboxPlan | None = None,
+    ) -> None:
         self.root = root
         self.env = env
         self._asked = asked
+        self.sandbox = sandbox
+        self.sandbox_notice = ""
+        """Why this host runs without the sandbox it was asked for, when it does."""
         self._questions: set[asyncio.Task[None]] = set()
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -108,18 +129,58 @@ class NodeHost:
             node = find_node()
             self.node = node.path
             self._stderr = bytearray()
-            self._process = await asyncio.create_subprocess_exec(
-                node.path,
-                "--no-warnings",
-                str(HOST_SCRIPT),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=self.env,
-                cwd=self.root,
-                start_new_session=True,
-            )
+            command = [node.path, "--no-warnings", str(HOST_SCRIPT)]
+            plan = self.sandbox
+            if plan is None or not plan.enabled:
+                self._process = await self._spawn(command)
+            else:
+                self._process, state = await self._spawn_sandboxed(plan, command)
+                if state.get("broken"):
+                    await self._process.wait()
+                    self._process = await self._spawn(command)
+                notice = "" if state.get("active") else str(state.get("reason"))
+                self.sandbox_notice = notice and f"hooks run without the sandbox: {notice}"
             self._reader = asyncio.get_running_loop().create_task(self._read(self._process))
+
+    async def _spawn(
+        self, command: list[str], pass_fds: tuple[int, ...] = ()
+    ) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd=self.root,
+            start_new_session=True,
+            pass_fds=pass_fds,
+        )
+
+    async def _spawn_sandboxed(
+        self, plan: SandboxPlan, command: list[str]
+    ) -> tuple[asyncio.subprocess.Process, dict[str, Any]]:
+        """The host inside the workspace's sandbox, and what the sandbox's launcher said."""
+        said_r, said_w = os.pipe()
+        launcher = (
+            f"import sys; sys.path.insert(0, {PACKAGE_ROOT!r}); "
+            "from studio.engine.sandboxed_exec import main; raise SystemExit(main(sys.argv))"
+        )
+        try:
+            process = await self._spawn(
+                [sys.executable, "-I", "-c", launcher, str(said_w), plan.to_json(), *command],
+                pass_fds=(said_w,),
+            )
+        finally:
+            os.close(said_w)
+        try:
+            said = await asyncio.to_thread(_read_line, said_r)
+        finally:
+            os.close(said_r)
+        try:
+            state = json.loads(said)
+        except ValueError:
+            state = {"active": False, "reason": "its launcher ended before saying so"}
+        return process, state if isinstance(state, dict) else {}
 
     async def _read(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None and process.stderr is not None
@@ -290,6 +351,7 @@ class NodeRuntime(HookRuntime):
             Path(os.path.realpath(root)),
             worker_environment(dict(settings.env), tuple(settings.pass_env)),
             self._sys_lambda,
+            sandbox,
         )
         self._python: HookRuntime | None = None
         self._old_hosts: set[NodeHost] = set()
@@ -316,11 +378,15 @@ class NodeRuntime(HookRuntime):
         a new host, and the old one ends once the calls already begun on it have answered."""
         host = self._host
         if host.running and host.node != find_node().path:
-            self._host = NodeHost(host.root, host.env, self._sys_lambda)
+            self._host = NodeHost(host.root, host.env, self._sys_lambda, host.sandbox)
             self._old_hosts.add(host)
             retired = asyncio.ensure_future(host.close_when_idle())
             retired.add_done_callback(lambda _: self._old_hosts.discard(host))
         return self._host
+
+    @property
+    def sandbox_notice(self) -> str:
+        return self._host.sandbox_notice
 
     @property
     def host_pid(self) -> int | None:

@@ -66,6 +66,14 @@ _SIOCGIFFLAGS = 0x8913
 _SIOCSIFFLAGS = 0x8914
 _IFF_UP = 0x1
 
+_REFUSALS = {
+    errno.ENOSPC: "the limit user.max_user_namespaces is reached or set to 0",
+    errno.EPERM: "unprivileged user namespaces are disabled here, or a security policy forbids "
+    "them",
+    errno.EINVAL: "this kernel has no user namespaces",
+    errno.ENOSYS: "namespaces need Linux",
+}
+
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _STATVFS_FLAGS = (
     (os.ST_NOSUID, MS_NOSUID),
@@ -247,7 +255,8 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     try:
         _unshare(flags, "a user namespace")
     except SandboxRefused as exc:
-        return SandboxState(False, f"the kernel refused {exc.strerror}")
+        why = _REFUSALS.get(exc.errno or 0, exc.strerror)
+        return SandboxState(False, f"the kernel refused a user namespace ({why})")
     # From here on a failure leaves a half-built sandbox: the fork server then refuses to run
     # hooks rather than running them in it.
     _write("/proc/self/setgroups", "deny")
@@ -289,7 +298,8 @@ def enter_call(sources: str, close_in_helpers: Iterable[int] = ()) -> None:
         signal.signal(sig, signal.SIG_DFL)
     with contextlib.suppress(ValueError):
         signal.set_wakeup_fd(-1)
-    os.setsid()
+    with contextlib.suppress(PermissionError):
+        os.setsid()  # already a session leader when started as a program of its own
     assert _libc is not None
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.environ["TMPDIR"] = "/tmp"
@@ -300,6 +310,7 @@ def enter_call(sources: str, close_in_helpers: Iterable[int] = ()) -> None:
         os.close(status_w)
         for fd in closing:
             os.close(fd)
+        _to_null(0, 1, 2)
         _hand_status_up(init, status_r)
     os.close(status_r)
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -317,11 +328,15 @@ def enter_call(sources: str, close_in_helpers: Iterable[int] = ()) -> None:
     # The hook sees this process as its /proc/1: nothing of it may be read or written from there,
     # neither its memory nor the standard streams it inherited from the fork server.
     _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _to_null(0, 1, 2)
+    _wait_as_init(hook, status_w)
+
+
+def _to_null(*fds: int) -> None:
     null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
+    for fd in fds:
         os.dup2(null, fd)
     os.close(null)
-    _wait_as_init(hook, status_w)
 
 
 def _wait_as_init(hook: int, status_w: int) -> NoReturn:

@@ -33,7 +33,7 @@ from studio.engine.worker_protocol import (
     encode_message,
 )
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
 _EXIT_GRACE_S = 5.0
 _EOF_GRACE_S = 2.0
@@ -271,7 +271,7 @@ class WorkerHost:
         if plan is not None:
             arguments.append(plan.to_json())
         launcher = (
-            f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+            f"import sys; sys.path.insert(0, {PACKAGE_ROOT!r}); "
             "from studio.engine.fork_server import main; "
             f"raise SystemExit(main({arguments!r}))"
         )

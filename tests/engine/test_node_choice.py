@@ -28,7 +28,7 @@ from studio.engine.node_binary import (
 )
 from tests.support.processes import live_descendants
 from tests.support.runners import LiveRunner
-from tests.support.workspaces import copy_bundled_workspace
+from tests.support.workspaces import copy_bundled_workspace, without_sandbox
 
 BUNDLED = bundled_node()
 STUDIO = (sys.executable, "-m", "studio")
@@ -140,6 +140,8 @@ def test_a_program_that_is_not_node_is_named(tmp_path):
 
 def test_a_bad_setting_fails_the_run_with_the_reason_and_the_bundled_node_runs_again(tmp_path):
     root = copy_bundled_workspace(tmp_path / "ws")
+    # The wrapper and the hook write their markers outside the workspace.
+    without_sandbox(root)
     live = LiveRunner(Workspace.open(root))
     try:
         use_node_setting(str(tmp_path / "missing-node"))
@@ -191,6 +193,8 @@ def test_a_new_node_takes_the_next_run_while_a_run_going_finishes_on_the_old_one
     chosen, marker = wrapper(tmp_path)
     started, go = tmp_path / "started", tmp_path / "go"
     root = copy_bundled_workspace(tmp_path / "ws")
+    # The wrapper and the hook write their markers outside the workspace.
+    without_sandbox(root)
     paths = f"const STARTED = {json.dumps(str(started))};\nconst GO = {json.dumps(str(go))};\n"
     (root / "lib" / "waits.ts").write_text(WAITING_HOOK + paths)
     live = LiveRunner(Workspace.open(root))
@@ -224,6 +228,8 @@ def test_a_new_node_takes_the_next_run_while_a_run_going_finishes_on_the_old_one
 def test_the_command_line_honours_the_settings_file_and_the_environment_overrides_it(tmp_path):
     chosen, marker = wrapper(tmp_path)
     root = copy_bundled_workspace(tmp_path / "ws")
+    # The wrapper and the hook write their markers outside the workspace.
+    without_sandbox(root)
     config = tmp_path / "config"
     settings = config / "hook-studio" / "hook-studio" / "settings.json"
     settings.parent.mkdir(parents=True)

@@ -195,3 +195,36 @@ def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
 def test_a_daemon_started_by_a_hook_ends_with_the_call(live):
     assert live.run(hook="lib/probes.py:daemon_then_return").status == "ok"
     wait_for(lambda: not named(live_descendants(os.getpid()), "sleep"))
+
+
+def namespaces(pid: int | str) -> dict[str, str]:
+    return {kind: os.readlink(f"/proc/{pid}/ns/{kind}") for kind in ("pid", "net", "user", "mnt")}
+
+
+def test_the_node_host_runs_in_a_sandbox_of_its_own(probes, monkeypatch):
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    (probes.root / "lib" / "echo.ts").write_text(
+        "export function main(input: any) { return input.request; }\n"
+    )
+    runner = LiveRunner(probes)
+    try:
+        outcome = runner.run(hook="lib/echo.ts:main")
+        assert outcome.status == "ok", outcome.turn_error
+        assert outcome.warnings == []
+        (node,) = [
+            pid
+            for pid in live_descendants(os.getpid())
+            if Path(os.readlink(f"/proc/{pid}/exe")).name == "node"
+        ]
+        status = Path(f"/proc/{node}/status").read_text()
+        environment = Path(f"/proc/{node}/environ").read_bytes()
+        theirs = namespaces(node)
+    finally:
+        runner.close()
+    # Every namespace differs from the studio's; in its PID namespace the host is process 2.
+    assert all(theirs[kind] != mine for kind, mine in namespaces("self").items())
+    nspid = next(line for line in status.splitlines() if line.startswith("NSpid:"))
+    assert nspid.split()[-1] == "2"
+    for value in SECRETS.values():
+        assert value.encode() not in environment

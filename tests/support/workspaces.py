@@ -63,3 +63,11 @@ def copy_bundled_workspace(target: Path) -> Path:
         BUNDLED_WORKSPACE, target, ignore=shutil.ignore_patterns(".hookstudio", "__pycache__")
     )
     return target
+
+
+def without_sandbox(root: Path) -> None:
+    """Turn the sandbox off in ``root``'s hookstudio.json, for a test whose hook (or chosen
+    Node) must write where the sandbox forbids it."""
+    path = root / "hookstudio.json"
+    settings = json.loads(path.read_text()) if path.exists() else {"version": 1}
+    write_json(path, {**settings, "sandbox": {"enabled": False}})
