@@ -4,6 +4,7 @@ result on a channel of its own and exits."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from studio.core.contract import HookCall, HookReply, RunStopped
@@ -13,7 +14,7 @@ from studio.core.workspace.folder import StudioSettings
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.python_functions import FunctionList, functions_in_file
 from studio.engine.sandbox import SandboxPlan
-from studio.engine.worker_host import WorkerHost
+from studio.engine.worker_host import ForkServerUnavailable, WorkerHost
 from studio.engine.worker_outcome import read_worker
 from studio.engine.worker_protocol import WorkerLimits, WorkerSpec
 
@@ -42,7 +43,9 @@ class PythonRuntime(HookRuntime):
         return functions_in_file(path)
 
     async def start(self) -> None:
-        await self._host.start()
+        # A fork server that cannot start is reported by the first call, as a turn error.
+        with contextlib.suppress(ForkServerUnavailable):
+            await self._host.start()
 
     async def close(self) -> None:
         await self._host.close()

@@ -46,6 +46,10 @@ class ForkServerUnavailable(RuntimeError):
     """The fork server could not be started or ended while a worker was running."""
 
 
+class _SpawnFailed(ForkServerUnavailable):
+    """The fork server is well but could not create the call's process."""
+
+
 class _Unanswered(Exception):
     """The fork server did not acknowledge a call in time."""
 
@@ -68,6 +72,8 @@ class WorkerResult:
     duration_ms: float = 0.0
     pid: int | None = None
     server_lost: bool = False
+    start_error: str | None = None
+    """Why no worker could be started for the call (the kernel refused a process, say)."""
 
 
 class _Capture:
@@ -341,9 +347,7 @@ class WorkerHost:
             if pending.kill_when_spawned:
                 process_control.kill_tree(event["pid"])
         elif kind == "spawn_failed":
-            error = ForkServerUnavailable(
-                f"the fork server could not start a worker: {event['error']}"
-            )
+            error = _SpawnFailed(str(event.get("error")))
             for future in (pending.spawned, pending.exited):
                 if not future.done():
                     future.set_exception(error)
@@ -410,7 +414,10 @@ class WorkerHost:
             if self._process is not None and process_control.stopped(self._process.pid):
                 await self._replace_server()
             if not self.running:
-                await self.start()
+                try:
+                    await self.start()
+                except ForkServerUnavailable as exc:
+                    return WorkerResult(start_error=str(exc))
             try:
                 return await self._run_once(spec, input_data, timeout_s, limits)
             except _Unanswered:
@@ -487,6 +494,9 @@ class WorkerHost:
                 with contextlib.suppress(BaseException):
                     await self._await_exit(pending)
                 raise
+            except _SpawnFailed as exc:
+                outcome.start_error = str(exc)
+                exit_event = {}
             except ForkServerUnavailable:
                 outcome.server_lost = True
                 exit_event = {}

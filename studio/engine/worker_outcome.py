@@ -10,6 +10,7 @@ from studio.core.findings import pointer
 from studio.core.json.deep import deep_json
 from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
+from studio.engine.worker_envelope import envelope_problem
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, unframe
 
@@ -78,6 +79,13 @@ def read_worker(
             **common,
         )
         return reading
+    if result.start_error is not None:
+        reading.error = turn_error(
+            "engine_failed",
+            f"the studio could not start a worker for {fn}: {result.start_error}",
+            **common,
+        )
+        return reading
     if result.server_lost:
         reading.error = turn_error(
             "worker_crashed", f"the worker running {fn} was lost with its fork server", **common
@@ -102,14 +110,21 @@ def read_worker(
         else:
             with deep_json():
                 envelope = json.loads(payload)
-        status = envelope["status"]
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
         reading.error = turn_error(
             "channel_corrupted", f"the result frame of {fn} is not readable", **common
         )
         return reading
+    problem = envelope_problem(envelope)
+    if problem is not None:
+        reading.error = turn_error(
+            "channel_corrupted",
+            f"the result frame of {fn} holds {problem}: it is not one the studio's worker writes",
+            **common,
+        )
+        return reading
     reading.extra = envelope.get("extra") or {}
-    if status == "ok":
+    if envelope["status"] == "ok":
         reading.value = envelope.get("value")
         return reading
     details = envelope.get("details") or {}

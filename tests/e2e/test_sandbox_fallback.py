@@ -1,11 +1,13 @@
-"""Where the kernel refuses the sandbox, hooks still run, with process isolation alone, and every
-front end says so: ``run --json`` carries the notice in ``warnings``, the text report prints it."""
+"""The sandbox as the command line shows it. Where the kernel refuses it, hooks still run, with
+process isolation alone, and every front end says so: ``run --json`` carries the notice in
+``warnings``, the text report prints it."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +54,22 @@ def test_the_text_report_prints_the_notice(workspace):
     )
     assert done.returncode == 0, done.stderr
     assert "hooks run without the sandbox" in done.stdout + done.stderr
+
+
+def test_a_hook_writing_to_every_process_it_sees_cannot_reach_the_json_report(workspace):
+    probes = Path(__file__).parents[1] / "support" / "sandbox_probes.py"
+    (workspace / "lib" / "probes.py").write_text(probes.read_text())
+    done = run(
+        str(workspace),
+        "--sample",
+        "support-ticket",
+        "--hook",
+        "lib/probes.py:kill_everything_visible",
+        "--json",
+        refused=False,
+    )
+    assert done.returncode == 0, done.stderr
+    # The whole of stdout is the one report: no forged line before or after it.
+    report = json.loads(done.stdout)
+    assert report["status"] == "ok" and report["warnings"] == []
+    assert "forged" not in done.stdout.replace(report["request"]["system"], "")

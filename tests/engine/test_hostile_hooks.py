@@ -260,3 +260,48 @@ def test_an_async_hook(hostile):
     outcome = hostile.run(hook="lib/hostile.py:async_ok")
     assert outcome.status == "ok"
     assert outcome.result == REQUEST
+
+
+def test_a_fork_server_that_cannot_start_is_one_turn_error_and_one_record(workspace, tmp_path):
+    from studio.core.records.store import RecordStore
+
+    store = RecordStore.open(workspace.root)
+    live = LiveRunner(workspace)
+    live.runner.store = store
+    try:
+        live.call(live.runner.warm_up())
+        (runtime,) = [r for r in live.runner._runtimes.values() if r.name == "python"]
+        # Starting the interpreter fails as it would when the system has no process left.
+        live.call(runtime.close())
+        runtime._host.python = str(tmp_path / "no-such-python")
+        outcome = live.run()
+    finally:
+        live.close()
+    error = error_of(outcome)
+    assert (error.kind, error.reason) == ("engine_failed", "callback")
+    assert "could not start a worker for `transform`" in error.message
+    assert "no-such-python" in error.message
+    assert [r.status for r in store.list()] == ["turn_error"]
+
+
+def test_a_forged_hash_is_not_taken_the_studio_hashes_what_it_received(hostile):
+    from studio.core.pre_llm.decision_record import request_hash
+
+    outcome = hostile.run(hook="lib/hostile.py:forge_a_hash")
+    assert outcome.status == "ok"
+    after = outcome.decision_record["requestHashAfter"]
+    assert after == request_hash(outcome.result) and after != "0" * 64
+
+
+@pytest.mark.parametrize(
+    ("hook", "what"),
+    [
+        ("forge_a_timeout", "the failure kind 'timeout'"),
+        ("forge_a_call", "a call whose depth is not a whole number"),
+        ("forge_a_frame", "a traceback frame whose line is not a whole number"),
+    ],
+)
+def test_a_forged_envelope_is_a_corrupted_channel_never_a_fact(hostile, hook, what):
+    error = error_of(run_hostile(hostile, hook))
+    assert error.kind == "channel_corrupted"
+    assert what in error.message

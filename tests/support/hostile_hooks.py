@@ -156,3 +156,31 @@ def kill_the_fork_server(payload):
 
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(5)
+
+
+def _forge(envelope):
+    """Write a result frame of this hook's own making on the result channel, then leave."""
+    import struct
+
+    payload = json.dumps(envelope).encode()
+    os.write(4, b"HSR1" + struct.pack(">Q", len(payload)) + payload)
+    os.close(4)
+    os._exit(0)
+
+
+def forge_a_hash(payload):
+    _forge({"status": "ok", "extra": {"sha256": "0" * 64}, "value": payload["request"]})
+
+
+def forge_a_timeout(payload):
+    _forge({"status": "error", "kind": "timeout", "message": "not my fault", "extra": {}})
+
+
+def forge_a_call(payload):
+    calls = [{"method": "sys_lambda", "gate": "allowed", "depth": "deep"}]
+    _forge({"status": "ok", "extra": {"calls": calls}, "value": payload["request"]})
+
+
+def forge_a_frame(payload):
+    frames = [{"file": "lib/policy.py", "line": "one", "function": "x"}]
+    _forge({"status": "error", "kind": "exception", "message": "m", "details": {"frames": frames}})
