@@ -105,7 +105,10 @@ class Runner:
 
     def sandbox_notices(self) -> list[str]:
         """Why hooks of this workspace run without the sandbox, one line per runtime."""
-        return [r.sandbox_notice for r in self._runtimes.values() if r.sandbox_notice]
+        # Both runtimes meet the same kernel, and usually say the same.
+        return list(
+            dict.fromkeys(r.sandbox_notice for r in self._runtimes.values() if r.sandbox_notice)
+        )
 
     async def warm_up(self) -> None:
         """Get every runtime ready ahead of the first run."""
