@@ -198,20 +198,22 @@ class Runner:
             outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, *notices]})
         if self.store is not None:
             # Off the loop: a write now and then waits for SQLite to checkpoint its log.
-            problem = await asyncio.to_thread(self._record, outcome)
-            if problem:
-                warning = {"path": "", "message": f"this run was not recorded: {problem}"}
+            said = await asyncio.to_thread(self._record, outcome)
+            if said:
+                warning = {"path": "", "message": said}
                 outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, warning]})
         return outcome
 
     def _record(self, outcome: RunOutcome) -> str | None:
+        """Store ``outcome``; what the user must know about it (not recorded, and why), if
+        anything."""
         from studio.core.records.store import RecordStoreError
 
         try:
-            self.store.add(outcome)
+            said: str | None = self.store.add(outcome)
         except RecordStoreError as exc:
-            return str(exc)
-        return None
+            return f"this run was not recorded: {exc}"
+        return said
 
     async def _run_sample(
         self,

@@ -305,3 +305,19 @@ def test_a_forged_envelope_is_a_corrupted_channel_never_a_fact(hostile, hook, wh
     error = error_of(run_hostile(hostile, hook))
     assert error.kind == "channel_corrupted"
     assert what in error.message
+
+
+def test_a_records_database_deleted_during_a_run_is_started_anew_and_said(unsandboxed, workspace):
+    from studio.core.records.store import RecordStore
+
+    store = RecordStore.open(workspace.root)
+    unsandboxed.runner.store = store
+    assert unsandboxed.run().status == "ok"
+    outcome = unsandboxed.run(hook="lib/hostile.py:delete_the_records")
+    assert outcome.status == "ok"
+    (warning,) = [w["message"] for w in outcome.warnings]
+    assert "was deleted or replaced while the studio had it open" in warning
+    # The hook's own run is in the new database, and so is the next one.
+    assert unsandboxed.run().warnings == []
+    assert [r.hook_source for r in store.list()] == ["lib/policy.py", "lib/hostile.py"]
+    store.close()

@@ -184,3 +184,10 @@ def forge_a_call(payload):
 def forge_a_frame(payload):
     frames = [{"file": "lib/policy.py", "line": "one", "function": "x"}]
     _forge({"status": "error", "kind": "exception", "message": "m", "details": {"frames": frames}})
+
+
+def delete_the_records(payload):
+    import shutil
+
+    shutil.rmtree(".hookstudio")
+    return payload["request"]

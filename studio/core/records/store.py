@@ -29,6 +29,7 @@ lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -356,12 +357,16 @@ class RecordStore:
             raise RecordStoreError(f"{self.path}: no record store here")
         if self.path.exists() and not self.path.is_file():
             raise RecordStoreError(f"{self.path}: is not a file")
+        self._busy_timeout_s = busy_timeout_s
+        self._connect("rwc" if create else "rw")
+
+    def _connect(self, mode: str) -> None:
         uri = self.path.resolve().as_uri()
         try:
             self._db = sqlite3.connect(
-                f"{uri}?mode={'rwc' if create else 'rw'}",
+                f"{uri}?mode={mode}",
                 uri=True,
-                timeout=busy_timeout_s,
+                timeout=self._busy_timeout_s,
                 isolation_level=None,
                 check_same_thread=False,
             )
@@ -374,6 +379,33 @@ class RecordStore:
             self._db.close()
             self._closed = True
             raise
+        self._identity = self._file_identity()
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _reopen_if_replaced(self) -> str | None:
+        """A database deleted or replaced behind the studio's back (by hand, or by a hook run
+        without the sandbox) would take new runs with it silently: start a new one instead,
+        and say so."""
+        if self._file_identity() == self._identity:
+            return None
+        self._db.close()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RecordStoreError(
+                f"{self.path.parent}: cannot create the record folder ({exc.strerror or exc})"
+            ) from None
+        self._connect("rwc")
+        return (
+            f"{self.path} was deleted or replaced while the studio had it open; the runs it "
+            "held are not in the new one, which begins with this run"
+        )
 
     @classmethod
     def open(cls, workspace: str | Path, **options: Any) -> RecordStore:
@@ -515,8 +547,9 @@ class RecordStore:
 
     # writing
 
-    def add(self, outcome: RunOutcome) -> None:
-        """Store ``outcome``: its run record and its payload, in one transaction."""
+    def add(self, outcome: RunOutcome) -> str | None:
+        """Store ``outcome``: its run record and its payload, in one transaction. Returns what
+        the caller should know about where it went (a database started anew), if anything."""
         record = run_record(outcome)
         hook = outcome.hook
         row = (
@@ -541,6 +574,8 @@ class RecordStore:
             int(outcome.stderr_truncated),
         )
         payload = _dumps(payload_record(outcome), self.write_in_pieces)
+        with self._lock:
+            notice = None if self._closed else self._reopen_if_replaced()
         with self._writing() as db:
             if db.execute("SELECT 1 FROM decisions WHERE run_id = ?", (outcome.run_id,)).fetchone():
                 raise RecordStoreError(f"{self.path}: run {outcome.run_id} is already stored")
@@ -553,6 +588,7 @@ class RecordStore:
                 row,
             ).lastrowid
             db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
+        return notice
 
     def clear_payloads(self, run_ids: Iterable[str] | None = None) -> int:
         """Forget the payloads of ``run_ids`` (all when ``None``); the run records stay.
