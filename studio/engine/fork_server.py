@@ -54,11 +54,11 @@ class _Spare:
         self.channel.close()
 
 
-def _wait_as_spare(channel: socket.socket, sandboxed: bool) -> NoReturn:
+def _wait_as_spare(channel: socket.socket, kept: tuple[str, ...] | None) -> NoReturn:
     """A spare worker: isolated and idle until its one invocation arrives."""
     try:
-        if sandboxed:
-            sandbox.enter_call(os.getcwd(), [channel.fileno()])
+        if kept is not None:
+            sandbox.enter_call(kept, [channel.fileno()])
         worker_runtime.become_spare([channel.fileno()])
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
@@ -70,11 +70,11 @@ def _wait_as_spare(channel: socket.socket, sandboxed: bool) -> NoReturn:
     worker_runtime.enter_worker(spec, fds)
 
 
-def _worker_now(spec: WorkerSpec, fds: list[int], sandboxed: bool) -> NoReturn:
+def _worker_now(spec: WorkerSpec, fds: list[int], kept: tuple[str, ...] | None) -> NoReturn:
     """A worker forked on demand, when no spare is left."""
     try:
-        if sandboxed:
-            sandbox.enter_call(os.getcwd(), fds)
+        if kept is not None:
+            sandbox.enter_call(kept, fds)
         worker_runtime.become_spare(fds)
     except BaseException:
         os._exit(71)
@@ -82,9 +82,16 @@ def _worker_now(spec: WorkerSpec, fds: list[int], sandboxed: bool) -> NoReturn:
 
 
 class ForkServer:
-    def __init__(self, control: socket.socket, state: sandbox.SandboxState) -> None:
+    def __init__(
+        self,
+        control: socket.socket,
+        state: sandbox.SandboxState,
+        plan: sandbox.SandboxPlan | None = None,
+    ) -> None:
         self.control = control
         self.state = state
+        # What a call's private /tmp must still show; None: calls get no sandbox.
+        self.kept = plan.kept if plan is not None and state.active else None
         self.workers: dict[int, str] = {}
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -152,7 +159,7 @@ class ForkServer:
             spec = WorkerSpec.from_json(message["spec"])
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
-                pid = self._fork(functools.partial(_worker_now, spec, fds, self.state.active))
+                pid = self._fork(functools.partial(_worker_now, spec, fds, self.kept))
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
             return
@@ -181,7 +188,7 @@ class ForkServer:
         while len(self.spares) < SPARES:
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.state.active))
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept))
             except OSError:
                 ours.close()
                 return
@@ -257,13 +264,13 @@ class ForkServer:
                     os.waitpid(stray, 0)
 
 
-def _try_a_call_sandbox() -> None:
+def _try_a_call_sandbox(plan: sandbox.SandboxPlan) -> None:
     """Build one call's sandbox and leave it, so that a kernel that refuses a part of it is found
     now, not by every spare failing in turn."""
     pid = os.fork()
     if pid == 0:
         try:
-            sandbox.enter_call(os.getcwd())
+            sandbox.enter_call(plan.kept)
         except BaseException:
             os._exit(1)
         os._exit(0)
@@ -283,8 +290,8 @@ def main(argv: list[str]) -> int:
             if plan is not None
             else sandbox.SandboxState(False, "no sandbox was asked for")
         )
-        if state.active:
-            _try_a_call_sandbox()
+        if state.active and plan is not None:
+            _try_a_call_sandbox(plan)
     except OSError as exc:
         # Half built: hooks must not run in it. The engine starts a server without one.
         control.send(encode_message({"event": "sandbox_broken", "reason": str(exc)}))
@@ -295,7 +302,7 @@ def main(argv: list[str]) -> int:
     # shared instead of copying them on its first pass.
     gc.collect()
     gc.freeze()
-    ForkServer(control, state).serve()
+    ForkServer(control, state, plan).serve()
     return 0
 
 

@@ -68,6 +68,42 @@ RUN_AGAIN_NOTE = (
 )
 
 
+async def _end(process: asyncio.subprocess.Process) -> None:
+    """Kill the host and wait until every process of it is gone: in the sandbox the Node
+    process is two below the one started, and ends a moment after it."""
+    below = process_control.descendants(process.pid)
+    process_control.kill_tree(process.pid)
+    await process.wait()
+    await _gone(below, _STOP_S)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _gone(pids: list[int], limit_s: float) -> None:
+    loop = asyncio.get_running_loop()
+    waits: list[asyncio.Future[None]] = []
+    opened: list[int] = []
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            continue
+        opened.append(fd)
+        future: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, _settle, future)
+        waits.append(future)
+    try:
+        if waits:
+            await asyncio.wait(waits, timeout=limit_s)
+    finally:
+        for fd in opened:
+            loop.remove_reader(fd)
+            os.close(fd)
+
+
 def _read_line(fd: int) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
@@ -134,6 +170,9 @@ class NodeHost:
             if plan is None or not plan.enabled:
                 self._process = await self._spawn(command)
             else:
+                # A Node chosen from the user's home stays visible with its own files.
+                node_root = os.path.dirname(os.path.dirname(os.path.realpath(node.path)))
+                plan = plan.showing(node_root)
                 self._process, state = await self._spawn_sandboxed(plan, command)
                 if state.get("broken"):
                     await self._process.wait()
@@ -204,7 +243,7 @@ class NodeHost:
             # Not process.kill(): Popen polls first, and that poll may reap the process before
             # asyncio's watcher does, which then reports exit code 255 instead of the signal.
             if process.returncode is None:
-                process_control.kill_tree(process.pid)
+                await _end(process)
             await process.wait()
             stderr_task.cancel()
             with contextlib.suppress(BaseException):
@@ -312,9 +351,9 @@ class NodeHost:
         try:
             await asyncio.wait_for(process.wait(), _STOP_S)
         except TimeoutError:
-            process_control.kill_tree(process.pid)
+            await _end(process)
         if process.returncode is None:
-            process_control.kill_tree(process.pid)
+            await _end(process)
         if reader is not None:
             with contextlib.suppress(BaseException):
                 await reader

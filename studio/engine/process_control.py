@@ -68,6 +68,17 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` now (Linux), nearest first."""
+    found: list[int] = []
+    queue = [pid]
+    while queue:
+        children = children_of(queue.pop(0))
+        found.extend(children)
+        queue.extend(children)
+    return found
+
+
 def stopped(pid: int) -> bool:
     """Whether ``pid`` is stopped (SIGSTOP, or traced); False when it is gone or unknown."""
     try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
+import sys
 import time
 from functools import partial
 from typing import Any
@@ -28,6 +30,7 @@ from studio.core.workspace.folder import Sample, StudioSettings, Workspace, Work
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.runtimes import RUNTIMES, runtime_for, unrunnable_problem
 from studio.engine.sandbox import SandboxPlan
+from studio.engine.worker_host import PACKAGE_ROOT
 from studio.engine.worker_protocol import WorkerLimits
 
 _current_handle: contextvars.ContextVar[RunHandle] = contextvars.ContextVar("run_handle")
@@ -96,9 +99,14 @@ class Runner:
             agent = {}
         code_execution = agent.get("code_execution") if isinstance(agent, dict) else None
         agent_network = isinstance(code_execution, dict) and code_execution.get("network") is True
+        # The user's home holds credentials (~/.aws, ~/.ssh, ~/.netrc): hidden like the state,
+        # but for the workspace, the interpreters and the studio, wherever they are.
+        home = os.path.realpath(os.path.expanduser("~"))
+        hidden = [str(self.workspace.state_dir), *([home] if home != "/" else [])]
         return SandboxPlan(
             sources=str(self.workspace.source_root),
-            hidden=(str(self.workspace.state_dir),),
+            hidden=tuple(hidden),
+            shown=(sys.prefix, sys.base_prefix, PACKAGE_ROOT),
             network=settings.sandbox.network or agent_network,
             enabled=settings.sandbox.enabled,
         )

@@ -26,8 +26,8 @@ import signal
 import socket
 import struct
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
 from typing import NoReturn
 
 CLONE_NEWNS = 0x00020000
@@ -93,12 +93,22 @@ class SandboxRefused(OSError):
 
 @dataclass(frozen=True)
 class SandboxPlan:
-    """What one workspace's hooks may see: its sources (read-only), never its state folders."""
+    """What one workspace's hooks may see: everything read-only, but not the ``hidden`` folders
+    (its state folder, the user's home), in which only the ``shown`` paths stay visible (its
+    sources, the interpreters and the studio's own package)."""
 
     sources: str
     hidden: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
     network: bool = False
     enabled: bool = True
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        return (self.sources, *self.shown)
+
+    def showing(self, *paths: str) -> SandboxPlan:
+        return replace(self, shown=(*self.shown, *paths))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -107,6 +117,7 @@ class SandboxPlan:
     def from_json(cls, text: str) -> SandboxPlan:
         value = json.loads(text)
         value["hidden"] = tuple(value.get("hidden") or ())
+        value["shown"] = tuple(value.get("shown") or ())
         return cls(**value)
 
 
@@ -237,10 +248,18 @@ def _loopback_up() -> None:
         fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | _IFF_UP, b""))
 
 
-def _covered(path: str, hidden: Iterable[str]) -> Iterator[str]:
-    for folder in hidden:
-        if path != folder and path.startswith(folder.rstrip("/") + "/"):
-            yield path
+def _inside(path: str, folder: str) -> bool:
+    return path.startswith(folder.rstrip("/") + "/")
+
+
+def _below(folder: str, paths: Iterable[str]) -> list[str]:
+    """The paths strictly inside ``folder``, outermost only (a path inside another is shown
+    with it)."""
+    outermost: list[str] = []
+    for path in sorted({p for p in paths if _inside(p, folder)}, key=len):
+        if not any(_inside(path, kept) for kept in outermost):
+            outermost.append(path)
+    return [p for p in outermost if os.path.isdir(p)]
 
 
 def enter_workspace(plan: SandboxPlan) -> SandboxState:
@@ -263,10 +282,18 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    hidden = [os.path.realpath(folder) for folder in plan.hidden if os.path.isdir(folder)]
-    sources = os.path.realpath(plan.sources)
+    hidden = sorted(
+        {os.path.realpath(folder) for folder in plan.hidden if os.path.isdir(folder)}, key=len
+    )
+    kept = [os.path.realpath(path) for path in plan.kept]
+    # Outer folders first: a folder inside another is out of sight already, unless a kept path
+    # shows it again; a folder that is itself kept stays.
     for folder in hidden:
-        _cover(folder, _covered(sources, [folder]), MS_NOSUID | MS_NODEV | MS_NOEXEC, "0555")
+        if folder in kept:
+            continue
+        if any(_inside(folder, h) for h in hidden) and not any(_inside(folder, k) for k in kept):
+            continue
+        _cover(folder, _below(folder, kept), MS_NOSUID | MS_NODEV | MS_NOEXEC, "0555")
     _minimal_dev()
     refused = _make_read_only(
         point for point in _mount_points() if not point.startswith(("/proc", "/dev/"))
@@ -289,11 +316,12 @@ def _drop_privileges() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-def enter_call(sources: str, close_in_helpers: Iterable[int] = ()) -> None:
+def enter_call(kept: Iterable[str], close_in_helpers: Iterable[int] = ()) -> None:
     """Called in a spare worker forked by a sandboxed fork server. Returns in the hook's own
     process, the second of a fresh PID namespace; the two processes above it never return: they
     hand the hook's exit status up, so the fork server sees the spare end as the hook did."""
     closing = list(close_in_helpers)
+    kept = [os.path.realpath(path) for path in kept]
     for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     with contextlib.suppress(ValueError):
@@ -317,7 +345,7 @@ def enter_call(sources: str, close_in_helpers: Iterable[int] = ()) -> None:
     # A fresh /proc shows only this namespace; read-only, so no sysctl can be written through it.
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
     for private in ("/tmp", "/dev/shm"):
-        _cover(private, _covered(sources, [private]), MS_NOSUID | MS_NODEV, "1777")
+        _cover(private, _below(private, kept), MS_NOSUID | MS_NODEV, "1777")
     _drop_privileges()
     hook = os.fork()
     if hook == 0:

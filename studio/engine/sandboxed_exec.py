@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     try:
         state = sandbox.enter_workspace(plan)
         if state.active:
-            sandbox.enter_call(plan.sources, [fd])
+            sandbox.enter_call(plan.kept, [fd])
     except OSError as exc:
         # Half built: the program must not run in it; the engine starts it again without one.
         _say(fd, {"active": False, "broken": True, "reason": str(exc)})

@@ -20,7 +20,7 @@ from studio.core.records.store import RecordStore
 from studio.core.workspace.folder import Workspace
 from tests.support.processes import live_descendants, named, wait_for
 from tests.support.runners import LiveRunner
-from tests.support.workspaces import REQUEST, write_json
+from tests.support.workspaces import REQUEST, make_workspace, write_json
 
 PROBES = Path(__file__).parents[1] / "support" / "sandbox_probes.py"
 SECRETS = {
@@ -228,3 +228,24 @@ def test_the_node_host_runs_in_a_sandbox_of_its_own(probes, monkeypatch):
     assert nspid.split()[-1] == "2"
     for value in SECRETS.values():
         assert value.encode() not in environment
+
+
+def test_the_users_home_is_hidden_but_a_workspace_inside_it(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key = test-secret\n")
+    monkeypatch.setenv("HOME", str(home))
+    workspace = make_workspace(home / "projects" / "agent")
+    shutil.copy(PROBES, workspace.root / "lib" / "probes.py")
+    write_json(
+        workspace.root / "samples" / "home.json",
+        {"loop": "main", "request": {**REQUEST, "system": str(home)}},
+    )
+    runner = LiveRunner(workspace)
+    try:
+        seen = probe(runner, "home", "home")
+    finally:
+        runner.close()
+    assert seen["credentials"] == "refused: No such file or directory"
+    # Only the way to the workspace is left in the home folder.
+    assert seen["listing"] == ["projects"]

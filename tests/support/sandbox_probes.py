@@ -129,3 +129,20 @@ def daemon_then_return(payload):
         ["sleep", "300"], start_new_session=True, stdout=subprocess.DEVNULL, close_fds=True
     )
     return payload["request"]
+
+
+def home(payload):
+    """What of the user's home the hook can read: its credentials, its listing."""
+    home = payload["request"]["system"]
+
+    def read(path):
+        with open(path) as f:
+            return f.read()
+
+    return _report(
+        payload,
+        {
+            "credentials": _attempt(lambda: read(os.path.join(home, ".aws", "credentials"))),
+            "listing": sorted(os.listdir(home)) if os.path.isdir(home) else "absent",
+        },
+    )
