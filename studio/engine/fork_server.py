@@ -115,7 +115,7 @@ class ForkServer:
             {
                 "event": "ready",
                 "pid": os.getpid(),
-                "sandbox": {"active": self.state.active, "reason": self.state.reason},
+                "sandbox": self.state.to_json(),
             }
         )
         try:

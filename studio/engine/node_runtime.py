@@ -45,7 +45,7 @@ from studio.engine.hook_runtime import HookRuntime
 from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
-from studio.engine.sandbox import SandboxPlan
+from studio.engine.sandbox import SandboxPlan, SandboxState
 from studio.engine.worker_host import PACKAGE_ROOT
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
@@ -177,8 +177,7 @@ class NodeHost:
                 if state.get("broken"):
                     await self._process.wait()
                     self._process = await self._spawn(command)
-                notice = "" if state.get("active") else str(state.get("reason"))
-                self.sandbox_notice = notice and f"hooks run without the sandbox: {notice}"
+                self.sandbox_notice = SandboxState.from_json(state).notice(asked=True)
             self._reader = asyncio.get_running_loop().create_task(self._read(self._process))
 
     async def _spawn(

@@ -128,7 +128,29 @@ class SandboxState:
     active: bool
     reason: str = ""
     network: bool = False
-    details: list[str] = field(default_factory=list)
+    writable: list[str] = field(default_factory=list)
+    """Mounts the kernel would not make read-only, each with its reason."""
+
+    def notice(self, asked: bool) -> str:
+        """What the user must be told about the hooks' sandbox; empty when all is as asked."""
+        if not self.active:
+            return f"hooks run without the sandbox: {self.reason}" if asked else ""
+        if self.writable:
+            return "hooks run in the sandbox, but these stay writable: " + "; ".join(self.writable)
+        return ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"active": self.active, "reason": self.reason, "writable": self.writable}
+
+    @classmethod
+    def from_json(cls, value: object) -> SandboxState:
+        if not isinstance(value, dict):
+            return cls(False, "its launcher ended before saying so")
+        return cls(
+            bool(value.get("active")),
+            str(value.get("reason") or ""),
+            writable=[str(w) for w in value.get("writable") or []],
+        )
 
 
 def _check(result: int, what: str) -> None:
@@ -300,7 +322,7 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     )
     if not plan.network:
         _loopback_up()
-    return SandboxState(True, network=plan.network, details=refused)
+    return SandboxState(True, network=plan.network, writable=refused)
 
 
 def _drop_privileges() -> None:

@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
         # Half built: the program must not run in it; the engine starts it again without one.
         _say(fd, {"active": False, "broken": True, "reason": str(exc)})
         return 3
-    _say(fd, {"active": state.active, "reason": state.reason})
+    _say(fd, state.to_json())
     os.execv(program[0], program)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
-from studio.engine.sandbox import SandboxPlan
+from studio.engine.sandbox import SandboxPlan, SandboxState
 from studio.engine.worker_protocol import (
     HEADER_SIZE,
     MAX_DATAGRAM,
@@ -324,12 +324,9 @@ class WorkerHost:
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("event")
         if kind == "ready":
-            state = event.get("sandbox") or {}
-            self.sandbox_active = bool(state.get("active"))
-            if not self.sandbox_active and self.sandbox is not None and self.sandbox.enabled:
-                self.sandbox_notice = f"hooks run without the sandbox: {state.get('reason')}"
-            elif self.sandbox_active:
-                self.sandbox_notice = ""
+            state = SandboxState.from_json(event.get("sandbox"))
+            self.sandbox_active = state.active
+            self.sandbox_notice = state.notice(self.sandbox is not None and self.sandbox.enabled)
             if self._ready and not self._ready.done():
                 self._ready.set_result(event["pid"])
             return

@@ -249,3 +249,18 @@ def test_the_users_home_is_hidden_but_a_workspace_inside_it(tmp_path, monkeypatc
     assert seen["credentials"] == "refused: No such file or directory"
     # Only the way to the workspace is left in the home folder.
     assert seen["listing"] == ["projects"]
+
+
+def test_what_the_sandbox_could_not_do_travels_to_the_notice():
+    from studio.engine.sandbox import SandboxState
+
+    partial = SandboxState(True, writable=["/data: Operation not permitted"])
+    said = SandboxState.from_json(partial.to_json())
+    assert said.notice(asked=True) == (
+        "hooks run in the sandbox, but these stay writable: /data: Operation not permitted"
+    )
+    refused = SandboxState(False, "the kernel refused a user namespace (x)")
+    assert refused.notice(asked=True).startswith("hooks run without the sandbox: the kernel")
+    # Turned off on purpose: nothing to warn about.
+    assert refused.notice(asked=False) == ""
+    assert SandboxState.from_json(None).notice(asked=True).endswith("before saying so")
