@@ -48,6 +48,11 @@ class HookRuntime(ABC):
         self.in_pieces = in_pieces
         self.sandbox = sandbox
         self._environment = _environment(settings)
+        self._begin()
+
+    @abstractmethod
+    def _begin(self) -> None:
+        """Make what the runtime's calls need (its host); nothing starts until :meth:`start`."""
 
     @classmethod
     def runs(cls, path: str) -> bool:

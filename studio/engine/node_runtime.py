@@ -38,7 +38,6 @@ from studio.core.source_ref import (
     resolve_source_path,
 )
 from studio.core.turn_error import Frame, HookRef, TurnError, turn_error
-from studio.core.workspace.folder import StudioSettings
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
 from studio.engine.hook_runtime import HookRuntime
@@ -376,20 +375,13 @@ class NodeRuntime(HookRuntime):
         "transform; move the hook to a '.ts' file without JSX"
     }
 
-    def __init__(
-        self,
-        root: Path,
-        settings: StudioSettings,
-        *,
-        in_pieces: bool = False,
-        sandbox: SandboxPlan | None = None,
-    ) -> None:
-        super().__init__(root, settings, in_pieces=in_pieces, sandbox=sandbox)
+    def _begin(self) -> None:
+        settings = self.settings
         self._host = NodeHost(
-            Path(os.path.realpath(root)),
+            Path(os.path.realpath(self.root)),
             worker_environment(dict(settings.env), tuple(settings.pass_env)),
             self._sys_lambda,
-            sandbox,
+            self.sandbox,
         )
         self._python: HookRuntime | None = None
         self._old_hosts: set[NodeHost] = set()

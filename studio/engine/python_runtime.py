@@ -10,10 +10,8 @@ from pathlib import Path
 from studio.core.contract import HookCall, HookReply, RunStopped
 from studio.core.source_ref import SourceRef
 from studio.core.turn_error import turn_error
-from studio.core.workspace.folder import StudioSettings
 from studio.engine.hook_runtime import HookRuntime
 from studio.engine.python_functions import FunctionList, functions_in_file
-from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_host import ForkServerUnavailable, WorkerHost
 from studio.engine.worker_outcome import read_worker
 from studio.engine.worker_protocol import WorkerLimits, WorkerSpec
@@ -23,16 +21,11 @@ class PythonRuntime(HookRuntime):
     name = "python"
     extensions = (".py",)
 
-    def __init__(
-        self,
-        root: Path,
-        settings: StudioSettings,
-        *,
-        in_pieces: bool = False,
-        sandbox: SandboxPlan | None = None,
-    ) -> None:
-        super().__init__(root, settings, in_pieces=in_pieces, sandbox=sandbox)
-        self._host = WorkerHost(root, dict(settings.env), tuple(settings.pass_env), sandbox=sandbox)
+    def _begin(self) -> None:
+        settings = self.settings
+        self._host = WorkerHost(
+            self.root, dict(settings.env), tuple(settings.pass_env), sandbox=self.sandbox
+        )
 
     @property
     def sandbox_notice(self) -> str:

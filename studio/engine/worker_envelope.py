@@ -8,6 +8,7 @@ anything else makes the run a ``channel_corrupted`` turn error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 # The failures a worker reports itself; the others (timeout, output limit, ...) only the host
@@ -76,21 +77,43 @@ def _call_problem(call: Any) -> str | None:
     return None
 
 
-def _extra_problem(extra: Any) -> str | None:
-    if extra is None:
+def _items_problem(items: Any, what: str, problem_of: Callable[[Any], str | None]) -> str | None:
+    """Why ``items`` is not a list of well-formed entries (None, when absent, is fine)."""
+    if items is None:
         return None
-    if not isinstance(extra, dict):
-        return "extra that is not an object"
-    calls = extra.get("calls")
-    if calls is not None:
-        if not isinstance(calls, list):
-            return "calls that are not a list"
-        for call in calls:
-            if problem := _call_problem(call):
-                return problem
+    if not isinstance(items, list):
+        return f"{what} that is not a list"
+    return next((p for p in map(problem_of, items) if p is not None), None)
+
+
+def _object_problem(
+    value: Any, what: str, problem_of: Callable[[dict[str, Any]], str | None]
+) -> str | None:
+    """Why ``value`` is not a well-formed object (None, when absent, is fine)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return f"{what} that is not an object"
+    return problem_of(value)
+
+
+def _extra_problem(extra: dict[str, Any]) -> str | None:
+    if problem := _items_problem(extra.get("calls"), "a call log", _call_problem):
+        return problem
     reads = extra.get("reads")
     if reads is not None and not isinstance(reads, list):
         return "reads that are not a list"
+    return None
+
+
+def _details_problem(details: dict[str, Any]) -> str | None:
+    if problem := _items_problem(details.get("frames"), "a traceback", _frame_problem):
+        return problem
+    path = details.get("path")
+    if path is not None and not (
+        isinstance(path, list) and all(isinstance(p, str) or _whole(p) for p in path)
+    ):
+        return "a path that is not a list of keys and indexes"
     return None
 
 
@@ -101,7 +124,7 @@ def envelope_problem(envelope: Any) -> str | None:
     status = envelope.get("status")
     if status not in ("ok", "error"):
         return f"the status {status!r}"
-    if problem := _extra_problem(envelope.get("extra")):
+    if problem := _object_problem(envelope.get("extra"), "extra", _extra_problem):
         return problem
     if status == "ok":
         return None if "value" in envelope else "an ok status without a value"
@@ -110,21 +133,4 @@ def envelope_problem(envelope: Any) -> str | None:
         return f"the failure kind {kind!r}, which a worker does not report"
     if not isinstance(envelope.get("message"), str):
         return "a failure without a message"
-    details = envelope.get("details")
-    if details is None:
-        return None
-    if not isinstance(details, dict):
-        return "failure details that are not an object"
-    frames = details.get("frames")
-    if frames is not None:
-        if not isinstance(frames, list):
-            return "a traceback that is not a list"
-        for frame in frames:
-            if problem := _frame_problem(frame):
-                return problem
-    path = details.get("path")
-    if path is not None and not (
-        isinstance(path, list) and all(isinstance(p, str) or _whole(p) for p in path)
-    ):
-        return "a path that is not a list of keys and indexes"
-    return None
+    return _object_problem(envelope.get("details"), "failure details", _details_problem)
