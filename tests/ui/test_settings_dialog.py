@@ -20,6 +20,7 @@ from studio.engine.node_binary import NODE_VARIABLE, bundled_node, node_setting,
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.main_window import MainWindow
 from studio.ui.settings_dialog import SettingsDialog
+from tests.support.workspaces import without_sandbox
 
 WAIT_MS = 20_000
 BUNDLED = bundled_node()
@@ -172,6 +173,8 @@ def test_the_environment_variable_is_shown_as_overriding(qtbot, bridge):
 @pytest.fixture
 def window(qtbot, sample_workspace, tmp_path, monkeypatch) -> Iterator[MainWindow]:
     monkeypatch.delenv(NODE_VARIABLE, raising=False)
+    # The second Node notes its starts in a file outside the workspace.
+    without_sandbox(sample_workspace)
     win = MainWindow(AppSettings(), tmp_path / "settings.json")
     qtbot.addWidget(win)
     win.show()
