@@ -42,8 +42,9 @@ test-deep: setup
 	HYPOTHESIS_PROFILE=deep $(PYTEST) -m "not hostile"
 
 # The long hostile-hook suite: a thousand mixed hostile runs of both runtimes in one process.
+# One process, so that its counts print.
 test-hostile: setup
-	$(PYTEST) -m hostile -s
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -m hostile -s
 
 lint: setup
 	$(BIN)/ruff check .
