@@ -33,6 +33,9 @@ def main(argv: list[str]) -> int:
         _say(fd, {"active": False, "broken": True, "reason": str(exc)})
         return 3
     _say(fd, state.to_json())
+    if state.active:
+        # Tells the program it is alone in its PID namespace (see host.mjs).
+        os.environ["HOOK_STUDIO_SANDBOXED"] = "1"
     os.execv(program[0], program)
 
 

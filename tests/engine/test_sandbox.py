@@ -264,3 +264,23 @@ def test_what_the_sandbox_could_not_do_travels_to_the_notice():
     # Turned off on purpose: nothing to warn about.
     assert refused.notice(asked=False) == ""
     assert SandboxState.from_json(None).notice(asked=True).endswith("before saying so")
+
+
+def test_a_process_a_typescript_module_hook_starts_ends_with_its_call(sample_workspace):
+    # Module hooks (step and chain) are real ES modules: they may start processes.
+    (sample_workspace / "lib" / "spawns.ts").write_text(
+        "import { spawn } from 'node:child_process';\n"
+        "export async function prepareStep(context: unknown) {\n"
+        "  spawn('sleep', ['300'], { detached: true, stdio: 'ignore' }).unref();\n"
+        "  return undefined;\n"
+        "}\n"
+    )
+    runner = LiveRunner(Workspace.open(sample_workspace))
+    try:
+        outcome = runner.run("step-escalated", hook="lib/spawns.ts")
+        assert outcome.status == "ok", outcome.turn_error
+        # The host stays for the next call; what the hook started does not.
+        wait_for(lambda: not named(live_descendants(os.getpid()), "sleep"))
+        assert runner.run("step-escalated", hook="lib/prepare.ts").status == "ok"
+    finally:
+        runner.close()

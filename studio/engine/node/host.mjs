@@ -7,6 +7,7 @@
 // (JSON) and the body (raw bytes: the hook's input, or the text of its result).
 
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +17,25 @@ import { answerAdf, studioAnswered, takeCalls } from './adf_calls.mjs';
 import { rewrite } from './rewrite.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
+// In the sandbox this host is process 2 of a PID namespace of its own, whose process 1 only
+// waits: every other process in it was started by a module hook (the only hooks that can start
+// one), and is ended as soon as no module call is running.
+const SANDBOXED = process.env.HOOK_STUDIO_SANDBOXED === '1' && process.pid === 2;
+let moduleCallsRunning = 0;
+
+function endStartedProcesses() {
+  if (!SANDBOXED || moduleCallsRunning > 0) return;
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (Number.isInteger(pid) && pid > 2) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}
 const HARD_STOP_GRACE_MS = 2000;
 const transpiles = new Map();
 const TRANSPILE_CACHE_SIZE = 64;
@@ -463,6 +483,8 @@ function startCall(header, input) {
   let entry = null;
   let hardStop = null;
   let settled = false;
+  const moduleMode = header.mode === 'module';
+  if (moduleMode) moduleCallsRunning += 1;
 
   const finish = (reply, body, fit = false) => {
     if (settled) return;
@@ -489,12 +511,15 @@ function startCall(header, input) {
       body,
     );
     if (entry) release(entry, fit);
+    if (moduleMode) {
+      moduleCallsRunning -= 1;
+      endStartedProcesses();
+    }
   };
   const stop = (kind, message, details = {}) =>
     finish({ status: 'error', kind, message, details });
   calls.set(id, { stop });
 
-  const moduleMode = header.mode === 'module';
   const built = moduleMode ? { warnings: [] } : build(header, input);
   if (built.error) {
     const at = built.at;
