@@ -1,12 +1,14 @@
 """The command line: the studio window by default, and headless subcommands.
 
 Every check prints one JSON object on stdout and exits 0 when valid, 1 when invalid, and 2 when
-its file cannot be read or is not JSON (with the reason on stderr).
+its file cannot be read or is not JSON (with the reason on stderr). With ``--batch`` a check reads
+JSON Lines on stdin instead of its file and answers each line as it comes, one line of JSON each.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import sys
@@ -48,19 +50,126 @@ def _read(path: str) -> Any:
         raise UsageError(str(exc)) from None
 
 
+# ---- headless checks: one file, or a batch of JSON Lines on stdin -----------------------------
+
+BATCH_HELP = (
+    "check JSON Lines on stdin instead of a file: one document per line, one JSON result per line "
+    'on stdout, in order, each with its "line" number (1-based)'
+)
+NOT_JSON_RULE = "json"
+"""The rule of a batch line that holds no JSON document."""
+
+
+def _check_arguments(
+    configure: Callable[[argparse.ArgumentParser], None],
+) -> Callable[[argparse.ArgumentParser], None]:
+    """A check's own arguments, with ``--batch`` in place of its one positional document."""
+
+    def with_batch(p: argparse.ArgumentParser) -> None:
+        configure(p)
+        positionals = [action for action in p._actions if not action.option_strings]
+        if len(positionals) != 1:
+            raise ValueError(f"{p.prog}: a check names its document with one positional argument")
+        document = positionals[0]
+        document.nargs = "?"
+        document.required = False
+        document.help = f"{document.help}; not with --batch"
+        p.add_argument("--batch", action="store_true", help=BATCH_HELP)
+        p.set_defaults(document_argument=document.dest)
+
+    return with_batch
+
+
 def _headless_check(check: Any) -> Callable[[argparse.Namespace], int]:
     """A ``check-*`` command of a contract: its JSON answer on stdout, 0 valid, 1 invalid."""
-    from studio.core.contract import CheckUsageError
 
     def handler(args: argparse.Namespace) -> int:
-        try:
-            result, valid = check.check(args, _read)
-        except CheckUsageError as exc:
-            raise UsageError(str(exc)) from None
+        dest = args.document_argument
+        named = getattr(args, dest)
+        if args.batch:
+            if named is not None:
+                raise UsageError(f"--batch reads the documents on stdin: give no {dest} as well")
+            return _check_batch(check, args, dest)
+        if named is None:
+            raise UsageError(f"{check.name}: give the {dest} to check, or --batch to read stdin")
+        result, valid = _answer(check, args, _read)
         _emit(result)
         return EXIT_VALID if valid else EXIT_INVALID
 
     return handler
+
+
+def _answer(
+    check: Any, args: argparse.Namespace, read: Callable[[str], Any]
+) -> tuple[dict[str, Any], bool]:
+    from studio.core.contract import CheckUsageError
+
+    try:
+        result, valid = check.check(args, read)
+    except CheckUsageError as exc:
+        raise UsageError(str(exc)) from None
+    return result, bool(valid)
+
+
+class _BatchLine(str):
+    """What a check reads as its document's name in a batch (``stdin line 3``); reading it gives
+    the line's document. A str, so that a check that names its file in a message still can."""
+
+    document: Any
+
+    def __new__(cls, origin: str, document: Any) -> _BatchLine:
+        line = super().__new__(cls, origin)
+        line.document = document
+        return line
+
+
+def _check_batch(check: Any, args: argparse.Namespace, dest: str) -> int:
+    """Each line of stdin checked as the check's document, each answer written before the next
+    line is read, so that a batch of any length streams and a caller can converse line by line.
+    A line that is not JSON is an invalid answer, not a stop; a usage problem stops (exit 2)."""
+    from studio.core.json.files import JsonFileError
+
+    # The other files a check names (--input) are the same for every line: read once.
+    read_option_file = functools.cache(_read)
+
+    def read(name: str) -> Any:
+        return name.document if isinstance(name, _BatchLine) else read_option_file(name)
+
+    all_valid = True
+    with deep_json():  # held once for the batch, not raised and lowered for every line
+        for number, raw in enumerate(sys.stdin.buffer, start=1):
+            origin = f"stdin line {number}"
+            try:
+                document = _line_document(raw, origin)
+            except JsonFileError as exc:
+                result, valid = _not_json(str(exc)), False
+            else:
+                setattr(args, dest, _BatchLine(origin, document))
+                result, valid = _answer(check, args, read)
+            all_valid = all_valid and valid
+            _emit({"line": number, **result})
+            sys.stdout.flush()
+    return EXIT_VALID if all_valid else EXIT_INVALID
+
+
+def _line_document(raw: bytes, origin: str) -> Any:
+    from studio.core.json.files import JsonFileError, parse_json_text
+
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise JsonFileError(
+            f"{origin}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+        ) from None
+    if not text.strip(" \t\r\n"):
+        raise JsonFileError(f"{origin}: empty, where one JSON document was expected")
+    return parse_json_text(text, origin)
+
+
+def _not_json(problem: str) -> dict[str, Any]:
+    from studio.core.findings import Finding
+
+    return {"valid": False, "errors": [Finding((), problem, NOT_JSON_RULE).to_json()]}
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -325,7 +434,7 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     from studio.core.registry import CONTRACTS
 
     checks = {
-        check.name: (check.summary, check.configure, _headless_check(check))
+        check.name: (check.summary, _check_arguments(check.configure), _headless_check(check))
         for contract in CONTRACTS.values()
         for check in contract.checks()
     }

@@ -49,7 +49,7 @@ class Finding:
         return pointer(self.path)
 
     def to_json(self) -> dict[str, str]:
-        return {"path": self.pointer, "message": self.message}
+        return {"path": self.pointer, "message": self.message, "rule": self.rule}
 
     def under(self, prefix: tuple[PathPart, ...]) -> Finding:
         """The same finding about a value that sits at ``prefix`` in a larger document."""

@@ -14,7 +14,7 @@ from studio.core.contract import (
     RunJob,
     RunStopped,
 )
-from studio.core.findings import Finding
+from studio.core.findings import Finding, errors
 from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
@@ -242,6 +242,7 @@ def _check_amendment(
                 "code": None,
                 "message": "the file is not a {baseline, amendment} document the studio can check",
                 "diagnostics": [f.to_json() for f in exc.findings],
+                "rule": errors(exc.findings)[0].rule,
             },
             "inspection": None,
             "effective": None,
