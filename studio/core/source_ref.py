@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from studio.core.js_text import is_js_identifier
 
 DEFAULT_FUNCTION = "main"
+
+_DRIVE_ROOT = re.compile(r"[A-Za-z]:[/\\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +42,19 @@ class SourceOutsideWorkspace(ValueError):
     """A hook source path that resolves outside the workspace."""
 
 
-def lexical_path_problem(path: str) -> str | None:
-    """Why a source path cannot be inside the workspace, judged from its text alone, or None."""
+def lexical_path_problem(path: str, bare_drive: bool = True) -> str | None:
+    """Why a source path cannot be inside the workspace, judged from its text alone, or None.
+
+    A drive root (``C:/``, ``C:\\``) is absolute. ``bare_drive`` also refuses a letter and a colon
+    at the start (``c:hook.js``), as the chain and step configs do; the pre-LLM contract does not,
+    since ADF reads ``c:hook.js`` as a plain file name (spec/adf.md §7) and so does the runner.
+    """
     if not path:
         return "the source path is empty"
     if "\x00" in path:
         return "the source path contains a NUL character"
-    if path.startswith(("/", "\\")) or (len(path) >= 2 and path[1] == ":" and path[0].isalpha()):
+    drive = len(path) >= 2 and path[1] == ":" and path[0].isalpha()
+    if path.startswith(("/", "\\")) or _DRIVE_ROOT.match(path) or (bare_drive and drive):
         return f"the source path '{path}' is absolute; it must be relative to the workspace"
     depth = 0
     for part in PurePosixPath(path.replace("\\", "/")).parts:
@@ -64,7 +73,7 @@ def resolve_source_path(workspace: Path, path: str) -> Path:
     Symlinks are followed before the check, so a link inside the workspace that points outside
     it is refused like ``..`` is.
     """
-    problem = lexical_path_problem(path)
+    problem = lexical_path_problem(path, bare_drive=False)
     if problem:
         raise SourceOutsideWorkspace(problem)
     root = Path(os.path.realpath(workspace))

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.findings import Finding, errors
-from studio.core.pre_llm.config import MAX_TIMEOUT_MS, effective_timeout_ms
+from studio.core.pre_llm.config import LIMIT_MESSAGE, MAX_TIMEOUT_MS, effective_timeout_ms
 from studio.core.pre_llm.targets import (
     FUNCTION_MISSING,
     HookDraft,
@@ -100,7 +100,7 @@ class HookEditor(QWidget):
         self.draft = HookDraft()
         self.findings: list[Finding] = []
         self._declared: tuple[str, ...] = ()
-        self._limit_ms = 60_000
+        self._limit_ms: int | None = 60_000
         self._functions: list[str] = []
         self._source_file: Callable[[str], SourceFile | None] | None = None
         self._showing = False
@@ -217,8 +217,9 @@ class HookEditor(QWidget):
 
     # ---- context ---------------------------------------------------------------------------
     def set_context(
-        self, declared_loops: Sequence[str], limit_ms: int, sources: Sequence[str]
+        self, declared_loops: Sequence[str], limit_ms: int | None, sources: Sequence[str]
     ) -> None:
+        """``limit_ms``: the agent's execution limit, None when it is missing or invalid."""
         self._declared = tuple(declared_loops)
         self._limit_ms = limit_ms
         self.targets_model.set_declared_loops(self._declared)
@@ -372,8 +373,11 @@ class HookEditor(QWidget):
             self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
 
         timeout, _ = parse_timeout(draft.timeout)
-        effective = effective_timeout_ms(timeout, self._limit_ms)
-        self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
+        if self._limit_ms is None:
+            self.effective.setText(f"none: {LIMIT_MESSAGE}, so every hooked call fails")
+        else:
+            effective = effective_timeout_ms(timeout, self._limit_ms)
+            self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
         self.summary.setText(summary(draft.rows))
 
         view = applies_view(draft.rows, self._declared)

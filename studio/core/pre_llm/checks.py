@@ -8,7 +8,7 @@ from typing import Any
 
 from studio.core.contract import CheckUsageError, HeadlessCheck
 from studio.core.findings import errors, warnings
-from studio.core.pre_llm.config import check_agent_config, loop_name_problem
+from studio.core.pre_llm.config import SourceHome, check_agent_config, loop_name_problem
 from studio.core.pre_llm.request import presented_not_enabled, validate_request
 
 
@@ -26,20 +26,27 @@ def _config_arguments(p: argparse.ArgumentParser) -> None:
 def _check_config(
     args: argparse.Namespace, read: Callable[[str], Any]
 ) -> tuple[dict[str, Any], bool]:
+    """``valid`` and ``errors`` judge the hook config as the runtime validates it on every call;
+    ``runtime_errors`` say what will fail every call it applies to. ``applies`` is given whenever
+    the hook config is valid, and so is ``effective_timeout_ms`` (null when the limit leaves the
+    hooked calls none). The answer is ok only when neither list holds an error."""
     for loop in args.loop:
         problem = loop_name_problem(loop)
         if problem and loop != "main":
             raise CheckUsageError(f"--loop {loop!r}: {problem}")
-    check = check_agent_config(read(args.file))
+    # Sources in an .adf are keys of the agent file, not paths of a folder.
+    home: SourceHome = "adf" if str(args.file).endswith(".adf") else "folder"
+    check = check_agent_config(read(args.file), home)
     result: dict[str, Any] = {
         "valid": check.valid,
         "errors": [f.to_json() for f in errors(check.findings)],
         "warnings": [f.to_json() for f in warnings(check.findings)],
+        "runtime_errors": [f.to_json() for f in check.runtime_errors],
     }
     if check.valid:
         result["applies"] = check.applies_table(dict.fromkeys(args.loop))
         result["effective_timeout_ms"] = check.effective_timeout_ms
-    return result, check.valid
+    return result, check.valid and not check.runtime_errors
 
 
 def _request_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,5 +1,9 @@
 """The ``pre_llm_hook`` config of an agent document: its rules, which loops it applies to, and its
-effective timeout (spec/adf.md §1–§2)."""
+effective timeout (spec/adf.md §1–§2 and §7).
+
+The hook config and the agent's execution limit are judged apart, as the runtime judges them: a
+malformed hook fails every call, while a missing or malformed ``limits.execution_timeout_ms``
+fails only the calls the hook applies to (the *runtime errors* of :class:`AgentConfigCheck`)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,12 @@ from pydantic import BaseModel, ConfigDict
 
 from studio.core.findings import Finding, PathPart, errors
 from studio.core.js_text import js_trim
-from studio.core.json.values import is_whole_number, type_name
+from studio.core.json.values import int_is_finite, is_whole_number, type_name
 from studio.core.source_ref import lexical_path_problem, parse_source_ref
 
 Scope = Literal["all", "main", "loops"]
+SourceHome = Literal["folder", "adf"]
+"""Where a config's sources live: files of a workspace folder, or keys of an ``.adf`` file."""
 SCOPES: tuple[Scope, ...] = ("all", "main", "loops")
 MAIN = "main"
 LOOP_NAME_PATTERN = r"[a-z0-9][a-z0-9_-]{0,31}"
@@ -23,6 +29,8 @@ MAX_LOOPS = 64
 MIN_TIMEOUT_MS = 1_000
 MAX_TIMEOUT_MS = 300_000
 DEFAULT_EXECUTION_TIMEOUT_MS = 60_000
+"""The default the reference *schema* names; the runtime never applies it (spec/adf.md §7)."""
+LIMIT_MESSAGE = "limits.execution_timeout_ms must be a positive integer"
 HOOK_KEY = "pre_llm_hook"
 KNOWN_HOOK_KEYS = ("source", "scope", "loops", "include_main", "timeout_ms")
 
@@ -84,31 +92,26 @@ class PreLlmHookConfig(BaseModel):
             return self.include_main
         return loop in self.loops
 
-    def effective_timeout_ms(self, execution_limit_ms: int = DEFAULT_EXECUTION_TIMEOUT_MS) -> int:
+    def effective_timeout_ms(self, execution_limit_ms: int) -> int:
         return effective_timeout_ms(self.timeout_ms, execution_limit_ms)
 
 
-def validate_hook_config(value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,)) -> list[Finding]:
-    """Every finding on a ``pre_llm_hook`` object, errors in the runtime's order, then warnings."""
+def validate_hook_config(
+    value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,), home: SourceHome = "folder"
+) -> list[Finding]:
+    """Every finding on a ``pre_llm_hook`` object: errors in the order the runtime checks them
+    (source, scope, include_main, loops, timeout_ms), so the first is the one it fails with, then
+    warnings. ``home`` says how a source that leaves the workspace folder is judged: an error for a
+    folder workspace (the studio's own rule), a warning for an ``.adf`` file (where ADF reads the
+    source as a file's key and accepts it)."""
     at = base
     if not isinstance(value, dict):
         return [Finding(at, f"{HOOK_KEY} must be an object, got {type_name(value)}", "adf.config")]
     found: list[Finding] = []
+    found.extend(_source_findings(value, (*at, "source"), home))
 
-    source = value.get("source")
-    if not isinstance(source, str) or not js_trim(source):
-        got = "an empty string" if isinstance(source, str) else type_name(source)
-        if "source" not in value:
-            got = "nothing"
-        found.append(
-            Finding((*at, "source"), f"source must be a non-empty string, got {got}", "adf.source")
-        )
-    else:
-        problem = lexical_path_problem(parse_source_ref(js_trim(source)).path)
-        if problem:
-            found.append(Finding((*at, "source"), problem, "adf.source.path"))
-
-    scope = value.get("scope", "all")
+    scope_given = value.get("scope")
+    scope = "all" if scope_given is None else scope_given
     if scope not in SCOPES or not isinstance(scope, str):
         found.append(
             Finding(
@@ -117,16 +120,27 @@ def validate_hook_config(value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,)) -
                 "adf.scope",
             )
         )
-
-    if scope == "loops":
-        found.extend(_loops_findings(value.get("loops"), (*at, "loops"), "loops" in value))
-    elif "loops" in value:
+    elif "scope" in value and scope_given is None:
         found.append(
-            Finding((*at, "loops"), 'loops is only allowed with scope "loops"', "adf.loops.scope")
+            Finding(
+                (*at, "scope"),
+                'scope is null, which the runtime reads as "all"; ADF\'s own editor and '
+                'sys_update_config refuse it, so write "all" or leave scope out',
+                "adf.scope.null",
+                "warning",
+            )
         )
 
     if "include_main" in value:
         include_main = value["include_main"]
+        if not isinstance(include_main, bool):
+            found.append(
+                Finding(
+                    (*at, "include_main"),
+                    f"include_main must be true or false, got {type_name(include_main)}",
+                    "adf.include_main",
+                )
+            )
         if scope != "loops":
             found.append(
                 Finding(
@@ -135,14 +149,13 @@ def validate_hook_config(value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,)) -
                     "adf.include_main.scope",
                 )
             )
-        elif not isinstance(include_main, bool):
-            found.append(
-                Finding(
-                    (*at, "include_main"),
-                    f"include_main must be true or false, got {type_name(include_main)}",
-                    "adf.include_main",
-                )
-            )
+
+    if scope == "loops":
+        found.extend(_loops_findings(value.get("loops"), (*at, "loops"), "loops" in value))
+    elif "loops" in value:
+        found.append(
+            Finding((*at, "loops"), 'loops is only allowed with scope "loops"', "adf.loops.scope")
+        )
 
     if "timeout_ms" in value:
         problem = timeout_problem(value["timeout_ms"])
@@ -159,7 +172,40 @@ def validate_hook_config(value: Any, base: tuple[PathPart, ...] = (HOOK_KEY,)) -
                     "warning",
                 )
             )
-    return found
+    return _errors_first(found)
+
+
+def _source_findings(
+    hook: dict[str, Any], at: tuple[PathPart, ...], home: SourceHome
+) -> list[Finding]:
+    source = hook.get("source")
+    if not isinstance(source, str) or not js_trim(source):
+        got = "an empty string" if isinstance(source, str) else type_name(source)
+        if "source" not in hook:
+            got = "nothing"
+        return [Finding(at, f"source must be a non-empty string, got {got}", "adf.source")]
+    problem = lexical_path_problem(parse_source_ref(js_trim(source)).path, bare_drive=False)
+    if problem is None:
+        return []
+    if home == "adf":
+        # ADF looks the source up as a key of the agent file's own files, so any text is fine
+        # there; only the studio, which runs hooks from a folder, cannot follow it.
+        return [
+            Finding(
+                at,
+                f"{problem}: ADF reads it as the name of a file in the agent and accepts it, but "
+                "the studio runs a hook only from inside its workspace folder",
+                "studio.source.path",
+                "warning",
+            )
+        ]
+    return [
+        Finding(
+            at,
+            f"{problem} (a studio rule: it runs a hook only from inside its workspace folder)",
+            "studio.source.path",
+        )
+    ]
 
 
 def _loops_findings(loops: Any, at: tuple[PathPart, ...], present: bool) -> list[Finding]:
@@ -196,59 +242,50 @@ def _shown(value: Any) -> str:
 def hook_config_from(value: Mapping[str, Any]) -> PreLlmHookConfig:
     """The typed config of a value that ``validate_hook_config`` found no error in."""
     timeout = value.get("timeout_ms")
+    scope = value.get("scope")
     return PreLlmHookConfig(
         source=js_trim(value["source"]),
-        scope=value.get("scope", "all"),
+        scope="all" if scope is None else scope,
         loops=tuple(value.get("loops") or ()),
         include_main=value.get("include_main") is True,
         timeout_ms=int(timeout) if timeout is not None else None,
     )
 
 
-def validate_execution_limit(document: Mapping[str, Any]) -> list[Finding]:
-    if "limits" not in document:
-        return []
-    limits = document["limits"]
-    if not isinstance(limits, dict):
-        return [
-            Finding(("limits",), f"limits must be an object, got {type_name(limits)}", "adf.limits")
-        ]
-    if "execution_timeout_ms" not in limits:
-        return []
-    limit = limits["execution_timeout_ms"]
-    if not is_whole_number(limit) or limit <= 0:
-        return [
-            Finding(
-                ("limits", "execution_timeout_ms"),
-                "limits.execution_timeout_ms must be a positive whole number, "
-                f"got {_number_shown(limit)}",
-                "adf.limit",
-            )
-        ]
-    return []
-
-
-def _number_shown(value: Any) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return repr(value)
-    return type_name(value)
-
-
-def execution_limit_ms(document: Mapping[str, Any]) -> int:
-    """The agent's ``limits.execution_timeout_ms``, or the runtime default when absent."""
+def execution_limit_ms(document: Mapping[str, Any]) -> int | None:
+    """The agent's ``limits.execution_timeout_ms`` as the runtime reads it, or None when it is
+    missing or not a positive integer (which fails every hooked call: there is no default)."""
     limits = document.get("limits")
-    if isinstance(limits, dict) and "execution_timeout_ms" in limits:
-        return int(limits["execution_timeout_ms"])
-    return DEFAULT_EXECUTION_TIMEOUT_MS
+    limit = limits.get("execution_timeout_ms") if isinstance(limits, dict) else None
+    if not is_whole_number(limit) or limit <= 0:
+        return None
+    # A JSON integer too large for a double reads as Infinity, which is not an integer.
+    if isinstance(limit, int) and not int_is_finite(limit):
+        return None
+    return int(limit)
+
+
+def execution_limit_errors(document: Mapping[str, Any]) -> list[Finding]:
+    """What fails every hooked call of this document: its execution limit, judged apart."""
+    if execution_limit_ms(document) is not None:
+        return []
+    return [Finding(("limits", "execution_timeout_ms"), LIMIT_MESSAGE, "adf.limit")]
 
 
 @dataclass(frozen=True)
 class AgentConfigCheck:
-    """What an agent config says about its pre-LLM hook, with every finding."""
+    """What an agent config says about its pre-LLM hook.
+
+    ``findings`` judge the hook config as the runtime validates it on every call (``valid``);
+    ``runtime_errors`` are what will fail every call the hook applies to (a missing or bad
+    execution limit). ``hook`` is set whenever the hook config is valid, so where it applies is
+    known even when its calls are bound to fail.
+    """
 
     findings: list[Finding] = field(default_factory=list)
     hook: PreLlmHookConfig | None = None
-    execution_limit_ms: int = DEFAULT_EXECUTION_TIMEOUT_MS
+    runtime_errors: list[Finding] = field(default_factory=list)
+    execution_limit_ms: int | None = None
 
     @property
     def valid(self) -> bool:
@@ -258,7 +295,10 @@ class AgentConfigCheck:
         return self.hook is not None and self.hook.applies_to(loop)
 
     @property
-    def effective_timeout_ms(self) -> int:
+    def effective_timeout_ms(self) -> int | None:
+        """The time a hooked call gets; None when the limit leaves none (the call fails)."""
+        if self.execution_limit_ms is None:
+            return None
         if self.hook is None:
             return min(self.execution_limit_ms, MAX_TIMEOUT_MS)
         return self.hook.effective_timeout_ms(self.execution_limit_ms)
@@ -270,11 +310,12 @@ class AgentConfigCheck:
         return table
 
 
-def check_agent_config(document: Any) -> AgentConfigCheck:
-    """Validate an agent config document's hook and limit.
+def check_agent_config(document: Any, home: SourceHome = "folder") -> AgentConfigCheck:
+    """Validate an agent config document's hook, and judge its execution limit apart.
 
     As in the reference runtime, an absent or falsy ``pre_llm_hook`` means no hook; anything
-    else is validated whole, so a malformed hook fails even the loops it does not target.
+    else is validated whole, so a malformed hook fails even the loops it does not target. The
+    limit matters only when there is a hook: it fails the calls the hook applies to.
     """
     if not isinstance(document, dict):
         return AgentConfigCheck(
@@ -286,11 +327,11 @@ def check_agent_config(document: Any) -> AgentConfigCheck:
                 )
             ]
         )
-    found = validate_execution_limit(document)
+    found: list[Finding] = []
     raw_hook = document.get(HOOK_KEY)
     hook_present = HOOK_KEY in document and not _is_js_falsy(raw_hook)
     if hook_present:
-        found = validate_hook_config(raw_hook) + found
+        found = validate_hook_config(raw_hook, home=home)
     elif HOOK_KEY in document:
         found.append(
             Finding(
@@ -300,13 +341,15 @@ def check_agent_config(document: Any) -> AgentConfigCheck:
                 "warning",
             )
         )
+    runtime = execution_limit_errors(document) if hook_present else []
+    limit = execution_limit_ms(document)
     if errors(found):
-        return AgentConfigCheck(_errors_first(found))
+        return AgentConfigCheck(found, None, runtime, limit)
     hook = None
     if hook_present:
         assert isinstance(raw_hook, dict)  # validate_hook_config finds anything else an error
         hook = hook_config_from(raw_hook)
-    return AgentConfigCheck(_errors_first(found), hook, execution_limit_ms(document))
+    return AgentConfigCheck(found, hook, runtime, limit)
 
 
 def _is_js_falsy(value: Any) -> bool:

@@ -17,7 +17,7 @@ from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
 from studio.core.json.outline import Entry
 from studio.core.json.pieces import json_bytes
-from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
+from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config, execution_limit_errors
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.host_calls import (
     AdfSettings,
@@ -112,7 +112,7 @@ class PreLlmContract(Contract):
         if job.hook_config is not None and isinstance(document, dict):
             # A document that is not an object is reported by check_agent_config below.
             document = {**document, HOOK_KEY: job.hook_config}
-        check = check_agent_config(document)
+        check = check_agent_config(document, "adf" if job.workspace.kind == "adf" else "folder")
         if not check.valid:
             raise RunStopped(config_error(job.workspace.agent_label, check.findings, loop=loop))
         applies = check.applies_to(loop) if job.hook is None else True
@@ -132,9 +132,14 @@ class PreLlmContract(Contract):
                 ),
                 **base,
             )
+        assert isinstance(document, dict)  # check_agent_config finds anything else invalid
+        timeout_ms = check.effective_timeout_ms
+        if timeout_ms is None:
+            # As in the runtime: a bad execution limit fails the calls a hook runs on, only those.
+            limit_errors = execution_limit_errors(document)
+            raise RunStopped(config_error(job.workspace.agent_label, limit_errors, loop=loop))
         ref = parse_source_ref(chosen.strip())
         hook = HookRef(source=ref.path, function=ref.function, contract="pre_llm")
-        assert isinstance(document, dict)  # check_agent_config finds anything else invalid
         code_execution = document.get("code_execution")
         sys_lambda = isinstance(code_execution, dict) and code_execution.get("sys_lambda") is True
         adf, found = host_options(
@@ -151,7 +156,7 @@ class PreLlmContract(Contract):
                     lambda: json_bytes({"request": request, "loop": {"name": loop}}, job.in_pieces),
                     extra=loop,
                 ),
-                timeout_ms=check.effective_timeout_ms,
+                timeout_ms=timeout_ms,
                 loop=loop,
                 api="adf",
                 options={"sys_lambda": sys_lambda, "adf": adf},

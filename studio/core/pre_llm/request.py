@@ -14,6 +14,9 @@ large for a double counts as infinite, as it would once the runtime has read it.
 Both public functions take any Python value and never raise: walks are iterative, and a cycle is
 told apart from a shared value by tracking the containers on the current path only.
 
+Where the runtime meets an object's keys one by one (the request's own keys, ``options``), they are
+taken in JavaScript's order, so "the first unsupported key" is the one it names.
+
 Rules 1, 2, 6 and 7 are checked here; the messages, their blocks and the tool pairing (rules 3
 to 5) in ``request_messages``; ``request_check`` holds the rule ids, the words and the walk.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.findings import Finding
+from studio.core.json.js_order import js_key_order
 from studio.core.json.values import is_whole_number, key_problem
 from studio.core.pre_llm.request_check import (
     MISSING,
@@ -90,8 +94,9 @@ def _validate(check: Check, root: object) -> None:
         return
     req: dict[Any, Any] = root
 
-    # Rule 1: only the four keys.
-    for key, sub in req.items():
+    # Rule 1: only the four keys, met in JavaScript's key order (index-like keys first).
+    for key in js_key_order(req):
+        sub = req[key]
         if type(key) is not str:
             add(Finding((), f"request {key_problem(key)}", RULE_OBJECT))
             continue
@@ -209,7 +214,8 @@ def _check_tools(check: Check, req: dict[Any, Any], tools: list[Any]) -> None:
 def _check_options(check: Check, req: dict[Any, Any], options: dict[Any, Any]) -> None:
     add = check.add
     ancestors = (req, options)
-    for key, value in options.items():
+    for key in js_key_order(options):
+        value = options[key]
         if type(key) is not str:
             add(Finding(("options",), f"request.options {key_problem(key)}", RULE_OPTIONS))
             continue

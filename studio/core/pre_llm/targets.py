@@ -246,7 +246,7 @@ def validate_draft(
     else:
         ref = parse_source_ref(source)
         path = ref.path
-        problem = lexical_path_problem(path)
+        problem = lexical_path_problem(path, bare_drive=False)
         if problem:
             found.append(Finding(("source",), problem[0].upper() + problem[1:], "targets.source"))
         else:
