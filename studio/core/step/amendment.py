@@ -15,8 +15,13 @@ reference meets them, so the first error is the one that fails the call:
 
 JSON has no object identity, so a remove selector selects by ``id`` only; a bare string or an
 object without an ``id`` selects nothing there (a warning here), exactly as it does in the
-reference. An added contributor equal to one already in the graph is the same contributor: adding
-it again changes nothing.
+reference. An added contributor equal to one already in the graph is read as that contributor:
+adding it again changes nothing, and a warning says the document could not tell. A bare string in
+``use.add`` is read as the baseline reads one, ``{"id": ...}``, with a warning that what the
+reference does with it is not verified.
+
+The error of the failing finding is the reference's, with a content-free message (no id, tool
+name or value in it); the finding's own message is the studio's explanation, shown beside it.
 """
 
 from __future__ import annotations
@@ -30,9 +35,9 @@ from studio.core.findings import Finding, PathPart, dotted, first_error
 from studio.core.json.js_values import JsValue, is_js_string
 from studio.core.json.values import type_name
 from studio.core.step.baseline import (
+    TAG_KINDS,
     TRANSCRIPT_KINDS,
     Contributor,
-    InputBudget,
     StepBaseline,
     budget_limit_problem,
     budget_order_problem,
@@ -51,6 +56,12 @@ ADD_SHAPE: Final = "add-shape"
 TOOL_COLLISION: Final = "tool-collision"
 # A selector that can select nothing: not an error in the reference, but almost never meant.
 NO_OP_SELECTOR: Final = "no-op-selector"
+# Readings the studio makes where a JSON value cannot say what a JavaScript one would.
+SAME_AS_BASELINE: Final = "same-contributor"
+STRING_ADD: Final = "string-add-unverified"
+
+# The reference's support tool for offloaded values: active whenever it is in the tool set.
+OFFLOAD_SUPPORT_TOOL: Final = "__crux_ReadOffload"
 
 # The names `name in {}` finds on any plain JavaScript object (spec/crux.md §8).
 OBJECT_PROTOTYPE_MEMBERS: Final = frozenset(
@@ -79,6 +90,27 @@ AMENDMENT_DIAGNOSTIC_CODE: Final = "INVALID_EXECUTION_AMENDMENT"
 # The reference names the failed composition attempt with this fixed id, not a sealed request id.
 AMENDMENT_REQUEST_ID: Final = "request_preparation_composition"
 CALLBACK_FAILURE_MESSAGE: Final = "Request preparation failed: callback."
+
+# The error's own message for each rule: it names the rule in plain words and quotes nothing the
+# hook or the baseline wrote.
+ERROR_MESSAGES: Final[dict[str, str]] = {
+    V1: "The hook must return an amendment object or nothing.",
+    V2: "Preparation cannot add a memory or history contributor: transcript and history "
+    "ownership stay as they are.",
+    V3: "A remove selector must select a unique id among the top-level contributors.",
+    V4: "Only top-level contributors can be removed, not a nested member.",
+    V5: "Preparation cannot remove a memory or history contributor: transcript and history "
+    "ownership stay as they are.",
+    V6: "A protected contributor can be removed only when its whole top-level contributor is "
+    "droppable.",
+    V7: "One amendment cannot add and remove the same contributor.",
+    V8: "Each contributed tool needs a name the resolved graph does not have yet.",
+    V9: "Each activeTools entry must name a tool of the resolved graph.",
+    V10: "inputBudget limits must be positive safe integers (1 to 2^53-1).",
+    V11: "inputBudget.optimizeAt must not exceed inputBudget.max.",
+    ADD_SHAPE: "Each use.add entry must be a contributor.",
+    TOOL_COLLISION: "A tool name may have only one owner in the resolved graph.",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +146,7 @@ def snapshot(value: Any) -> Any:
     """
     if isinstance(value, UnreadableAmendment):
         return value
-    problem = json_problem(value)
+    problem = json_problem(value, infinite_numbers=True)
     if problem is not None:
         where, what = problem
         return UnreadableAmendment(where, f"the hook's value is not JSON: {_at(where)} {what}")
@@ -164,7 +196,8 @@ class AmendmentPlan:
     tools: list[str] = field(default_factory=list)
     active_tools: list[Any] | None = None
     model: Any = None
-    input_budget: InputBudget | None = None
+    # The baseline's budget, or the amendment's as the snapshot spread it (extra keys included).
+    input_budget: dict[str, Any] | None = None
 
     @property
     def valid(self) -> bool:
@@ -201,9 +234,10 @@ def plan_amendment(
         tools=_tool_set(baseline.graph_tools()),
         active_tools=None if baseline.active_tools is None else list(baseline.active_tools),
         model=baseline.model,
-        input_budget=baseline.input_budget,
+        input_budget=None if baseline.input_budget is None else baseline.input_budget.to_json(),
     )
     if snap is None:
+        _keep_support_tool_active(plan)
         return plan
     if isinstance(snap, UnreadableAmendment):
         plan.findings.append(Finding(snap.path, snap.problem, UNREADABLE))
@@ -236,31 +270,38 @@ def amendment_error(findings: Iterable[Finding]) -> dict[str, Any] | None:
 
 
 def error_for(finding: Finding) -> dict[str, Any]:
-    """``{name, code, message, diagnostics}`` of the error the reference raises for a finding."""
+    """The error the reference raises for a finding: ``{name, code, message, diagnostics}``,
+    with ``requestId`` on a composition error and ``reason`` on a ``PreparationError``.
+
+    The message is content-free; ``finding.message`` is the explanation to show beside it.
+    """
     if finding.rule in COMPOSITION_RULES:
+        message = ERROR_MESSAGES[finding.rule]
         return {
             "name": COMPOSITION_ERROR_NAME,
             "code": COMPOSITION_ERROR_CODE,
-            "message": finding.message,
+            "message": message,
+            "requestId": AMENDMENT_REQUEST_ID,
             "diagnostics": [
                 {
                     "id": f"{AMENDMENT_REQUEST_ID}:amendment",
                     "code": AMENDMENT_DIAGNOSTIC_CODE,
                     "contributor": "prepareStep",
-                    "message": finding.message,
+                    "message": message,
                 }
             ],
         }
     if finding.rule == UNREADABLE:
-        # The reference's message is deliberately content-free; the finding carries the detail.
         return {
             "name": "PreparationError",
             "code": None,
+            "reason": "callback",
             "message": CALLBACK_FAILURE_MESSAGE,
             "diagnostics": [],
         }
     name = "TypeError" if finding.rule in TYPE_ERROR_RULES else "Error"
-    return {"name": name, "code": None, "message": finding.message, "diagnostics": []}
+    message = ERROR_MESSAGES.get(finding.rule, "The amendment cannot be applied.")
+    return {"name": name, "code": None, "message": message, "diagnostics": []}
 
 
 def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] | None) -> None:
@@ -269,18 +310,18 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
     baseline = plan.baseline.contributors
 
     for i, entry in enumerate(adds):
-        kind = entry.get("kind") if isinstance(entry, dict) else None
-        if isinstance(kind, str) and kind in TRANSCRIPT_KINDS:
+        read_as = _transcript_reading(entry)
+        if read_as is not None:
             plan.findings.append(
                 Finding(
                     ("use", "add", i),
-                    f"use.add[{i}] {_label(entry)} is a {kind} contributor: preparation cannot "
-                    "change transcript or history ownership",
+                    f"use.add[{i}] {_label(entry)} is {read_as}: preparation cannot change "
+                    "transcript or history ownership",
                     V2,
                 )
             )
 
-    nested_ids = {member.id for top in baseline for member in top.descendants()}
+    nested_ids = {member.id for top in baseline for member in top.nested_members()}
     removed: set[int] = set()
     for j, selector in enumerate(selectors):
         path: tuple[PathPart, ...] = ("use", "remove", j)
@@ -311,12 +352,12 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
         for k in matches:
             contributor = baseline[k]
             why = _protection(contributor)
-            if contributor.kind in TRANSCRIPT_KINDS:
+            if contributor.is_transcript:
                 plan.findings.append(
                     Finding(
                         path,
-                        f"use.remove[{j}] selects {selected!r}, a {contributor.kind} contributor: "
-                        "preparation cannot change transcript or history ownership",
+                        f"use.remove[{j}] selects {selected!r}, a {contributor.rule_kind} "
+                        "contributor: preparation cannot change transcript or history ownership",
                         V5,
                     )
                 )
@@ -334,7 +375,7 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
 
     removed_ids = {baseline[k].id for k in removed}
     for i, entry in enumerate(adds):
-        added_id = entry.get("id") if isinstance(entry, dict) else None
+        added_id = entry if is_js_string(entry) else _field(entry, "id")
         if is_js_string(added_id) and added_id in removed_ids:
             plan.findings.append(
                 Finding(
@@ -362,6 +403,8 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
                 continue
             seen_objects.add(token)
         elif added in baseline or added in plan.added:
+            if token is None:
+                plan.findings.append(_same_contributor_note(i, added, added in baseline))
             continue
         for name, member, tool_path in owned_tool_paths(added, path):
             if name in owners:
@@ -376,12 +419,26 @@ def _apply_use(plan: AmendmentPlan, use: dict[str, Any], identities: list[Any] |
             else:
                 owners[name] = f"contributor {member.id!r}"
         plan.added.append(added)
-    plan.tools = _tool_set(list(owners))
+    # The reference's resolved tool set: contributors' tools in graph order, then the declared.
+    contributor_tools = [name for c in (*plan.kept, *plan.added) for name, _ in c.owned_tools()]
+    plan.tools = _tool_set(list(dict.fromkeys([*contributor_tools, *plan.baseline.tools])))
 
 
 def _added_contributor(
     plan: AmendmentPlan, entry: Any, path: tuple[PathPart, ...]
 ) -> Contributor | None:
+    if is_js_string(entry):
+        plan.findings.append(
+            Finding(
+                path,
+                f"{dotted(path)} is the bare string {shown_value(entry)}, read here as "
+                f"{{'id': {entry!r}}} as in the baseline; what the reference does with a string "
+                "in use.add is not verified",
+                STRING_ADD,
+                "warning",
+            )
+        )
+        return Contributor(id=entry)
     if not isinstance(entry, dict):
         plan.findings.append(
             Finding(
@@ -447,6 +504,15 @@ def _apply_tools(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
                         V9,
                     )
                 )
+    _keep_support_tool_active(plan)
+
+
+def _keep_support_tool_active(plan: AmendmentPlan) -> None:
+    """The offload support tool stays active whatever the active list says, when it exists."""
+    active = plan.active_tools
+    present = OFFLOAD_SUPPORT_TOOL in plan.tools
+    if active is not None and present and OFFLOAD_SUPPORT_TOOL not in active:
+        plan.active_tools = [*active, OFFLOAD_SUPPORT_TOOL]
 
 
 def _check_budget(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
@@ -465,25 +531,60 @@ def _check_budget(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
     problem = budget_order_problem(limits.get("optimizeAt"), limits.get("max"), "inputBudget")
     if problem:
         plan.findings.append(Finding(("inputBudget", "optimizeAt"), problem, V11))
-    # An amendment's budget replaces the baseline's as a whole, even when it sets neither limit.
-    plan.input_budget = InputBudget(optimize_at=limits.get("optimizeAt"), max=limits.get("max"))
+    # An amendment's budget replaces the baseline's as a whole, even when it sets neither limit,
+    # and keeps every key the snapshot spread into it.
+    plan.input_budget = dict(budget)
 
 
 def _protection(contributor: Contributor) -> str | None:
     """Why removing the contributor would drop a protected capability, if it would.
 
-    A droppable subtree is never protected: its author allowed it to be omitted entirely.
+    A droppable subtree is never protected: its author allowed it to be omitted entirely. A work
+    policy always is; a context contributor is when marked protected or when a counted child is.
     """
     stack = [(contributor, True)]
     while stack:
         member, top = stack.pop()
-        if member.kind == "droppable":
+        kind = member.rule_kind
+        if kind == "droppable":
             continue
-        if member.kind == "work-policy" or member.protected:
-            what = "a work policy" if member.kind == "work-policy" else "marked protected"
+        if kind == "work-policy" or (kind == "context" and member.protected):
+            what = "a work policy" if kind == "work-policy" else "marked protected"
             return f"it is {what}" if top else f"its member {member.id!r} is {what}"
-        stack.extend((child, False) for child in reversed(member.children))
+        stack.extend((child, False) for child in reversed(member.counted_children()))
     return None
+
+
+def _transcript_reading(entry: Any) -> str | None:
+    """How an added entry reads as a memory or history contributor, if it does: by its ``_tag``
+    when it has one (the reference reads only that), otherwise by its ``kind``."""
+    if not isinstance(entry, dict):
+        return None
+    if "_tag" in entry:
+        tag = entry["_tag"]
+        if is_js_string(tag) and TAG_KINDS.get(tag) in TRANSCRIPT_KINDS:
+            return f"tagged {tag!r} (a {TAG_KINDS[tag]} contributor)"
+        return None
+    kind = entry.get("kind")
+    if is_js_string(kind) and kind in TRANSCRIPT_KINDS:
+        return f"a {kind} contributor"
+    return None
+
+
+def _field(entry: Any, key: str) -> Any:
+    return entry.get(key) if isinstance(entry, dict) else None
+
+
+def _same_contributor_note(i: int, added: Contributor, in_baseline: bool) -> Finding:
+    where = "a contributor of the baseline" if in_baseline else "an entry added before it"
+    return Finding(
+        ("use", "add", i),
+        f"use.add[{i}] ({added.id!r}) equals {where}, so it is read as that same contributor "
+        "and adds nothing; a JSON document cannot say whether a JavaScript hook would return "
+        "that object or a fresh one (a fresh one is a second contributor there)",
+        SAME_AS_BASELINE,
+        "warning",
+    )
 
 
 def _tool_owners(declared: Iterable[str], contributors: Iterable[Contributor]) -> dict[str, str]:

@@ -8,6 +8,12 @@ the definition itself declares, the active tools, the model and the input budget
 listed on that contributor, so removing the contributor takes its tools out of the graph. As in the
 reference, where merging two owners of one tool name fails prompt resolution, a tool name may have
 only one owner in the whole graph.
+
+A contributor may carry the reference's ``_tag`` (``Context``, ``Memory``, ``HistoryManaged``,
+``HistoryRecent``, ``WorkPolicy``, ``droppable``, or another); where it does, the rules judge the
+tag, not ``kind``. As the reference reads them, ``protected`` and ``children`` count only on a
+context contributor: a memory contributor's children are no nested members, and a history
+contributor marked protected is not protected.
 """
 
 from __future__ import annotations
@@ -20,8 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.findings import Finding, PathPart, dotted
 from studio.core.json.js_values import is_js_string
-from studio.core.json.values import JsonProblem, is_safe_integer, type_name
-from studio.core.json.values import json_problem as first_json_problem
+from studio.core.json.values import JsonProblem, is_safe_integer, json_problems, type_name
 
 ContributorKind = Literal[
     "context", "memory", "history", "history-recent", "work-policy", "droppable"
@@ -29,6 +34,17 @@ ContributorKind = Literal[
 CONTRIBUTOR_KINDS: Final[tuple[str, ...]] = get_args(ContributorKind)
 # The kinds that own the transcript or history; preparation may neither add nor remove them.
 TRANSCRIPT_KINDS: Final[frozenset[str]] = frozenset({"memory", "history", "history-recent"})
+# The reference tells contributors apart by their ``_tag``; ``kind`` is the studio's name for it.
+# A tag not listed here is a contributor the studio does not model: never transcript, never
+# protected, without children the reference would look into.
+TAG_KINDS: Final[dict[str, str]] = {
+    "Context": "context",
+    "Memory": "memory",
+    "HistoryManaged": "history",
+    "HistoryRecent": "history-recent",
+    "WorkPolicy": "work-policy",
+    "droppable": "droppable",
+}
 
 # A hook's value crosses a process boundary as JSON; Python's own JSON codec gives up near 1000
 # levels, so anything deeper could never have arrived and is treated as unreadable.
@@ -39,7 +55,7 @@ MAX_CONTRIBUTOR_DEPTH: Final = 64
 
 BASELINE_RULE: Final = "baseline"
 
-_CONTRIBUTOR_KEYS: Final = ("id", "kind", "protected", "tools", "children")
+_CONTRIBUTOR_KEYS: Final = ("id", "kind", "_tag", "protected", "tools", "children")
 _BASELINE_KEYS: Final = ("contributors", "tools", "activeTools", "model", "inputBudget")
 _BUDGET_KEYS: Final = ("optimizeAt", "max")
 
@@ -51,9 +67,33 @@ class Contributor(BaseModel):
 
     id: str
     kind: ContributorKind = "context"
+    tag: str | None = None
     protected: bool = False
     tools: tuple[str, ...] = ()
     children: tuple[Contributor, ...] = ()
+
+    @property
+    def rule_kind(self) -> str | None:
+        """The kind the V rules judge: the ``_tag``'s when there is one (``None`` for a tag the
+        studio does not model), otherwise ``kind``."""
+        return self.kind if self.tag is None else TAG_KINDS.get(self.tag)
+
+    @property
+    def is_transcript(self) -> bool:
+        return self.rule_kind in TRANSCRIPT_KINDS
+
+    def counted_children(self) -> tuple[Contributor, ...]:
+        """The children the reference looks into (for protection and nested members): only a
+        context contributor's."""
+        return self.children if self.rule_kind == "context" else ()
+
+    def nested_members(self) -> Iterator[Contributor]:
+        """Every counted nested member, depth first, in declaration order."""
+        stack = list(reversed(self.counted_children()))
+        while stack:
+            child = stack.pop()
+            yield child
+            stack.extend(reversed(child.counted_children()))
 
     def descendants(self) -> Iterator[Contributor]:
         """Every nested member, depth first, in declaration order."""
@@ -70,9 +110,11 @@ class Contributor(BaseModel):
                 yield name, member
 
     def to_json(self) -> dict[str, Any]:
+        tag = {} if self.tag is None else {"_tag": self.tag}
         return {
             "id": self.id,
             "kind": self.kind,
+            **tag,
             "protected": self.protected,
             "tools": list(self.tools),
             "children": [child.to_json() for child in self.children],
@@ -108,11 +150,10 @@ class StepBaseline(BaseModel):
     input_budget: InputBudget | None = Field(default=None, alias="inputBudget")
 
     def graph_tools(self) -> list[str]:
-        """The tool names of the resolved baseline graph: declared ones, then contributors'."""
-        names = list(self.tools)
-        for contributor in self.contributors:
-            names.extend(name for name, _ in contributor.owned_tools())
-        return names
+        """The tool names of the resolved baseline graph: contributors' first, then the declared
+        ones, as the reference's prompt resolution lists them."""
+        names = [name for c in self.contributors for name, _ in c.owned_tools()]
+        return names + list(self.tools)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -127,16 +168,36 @@ class StepBaseline(BaseModel):
         return out
 
 
-def json_problem(value: Any) -> JsonProblem | None:
+def json_problem(
+    value: Any, *, max_depth: int = MAX_JSON_DEPTH, infinite_numbers: bool = False
+) -> JsonProblem | None:
     """Where ``value`` stops being plain JSON as the reference reads a hook's value, and how (a
-    phrase after the path's name); ``None`` when all of it is JSON. Never recurses."""
-    return first_json_problem(
+    phrase after the path's name); ``None`` when all of it is JSON. Never recurses.
+
+    With ``infinite_numbers``, a non-finite float is a number: JSON text such as ``1e400`` reads
+    as Infinity in JavaScript (Python's reader makes it ``inf``). Only values that never go to a
+    hook may hold one, since the studio writes strict JSON to its workers.
+    """
+    for where, what in json_problems(
         value,
         exact_types=False,
         large_ints="unwritable",
-        max_depth=MAX_JSON_DEPTH,
+        max_depth=max_depth,
         max_nodes=MAX_JSON_NODES,
-    )
+    ):
+        if not (infinite_numbers and _is_non_finite_float(_value_at(value, where))):
+            return where, what
+    return None
+
+
+def _value_at(value: Any, path: tuple[PathPart, ...]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+def _is_non_finite_float(value: Any) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
 
 
 def parse_baseline(value: Any, at: tuple[PathPart, ...] = ()) -> StepBaseline | list[Finding]:
@@ -225,6 +286,11 @@ def parse_contributor(
                 f"got {shown_value(kind)}",
             )
         )
+    tag = value.get("_tag")
+    if tag is not None and not (is_js_string(tag) and tag):
+        findings.append(
+            _finding((*path, "_tag"), _must("a non-empty string", (*path, "_tag"), tag))
+        )
     protected = value.get("protected", False)
     if not isinstance(protected, bool):
         findings.append(
@@ -257,6 +323,7 @@ def parse_contributor(
         Contributor(
             id=raw_id,
             kind=kind,
+            tag=tag,
             protected=protected,
             tools=tuple(tools),
             children=tuple(children),

@@ -7,7 +7,8 @@ The document is::
      "resources": [{"identity": "working-state:x", "value": <any JSON>}, ...]}   (optional)
 
 ``resources`` lists the reads the hook made, in completion order; a repeated identity is the
-pinned value read again and is recorded once.
+pinned value read again and is recorded once. Each value is hashed in the reference's domain
+(see :mod:`studio.core.step.value_hash`), nested up to 1,500 levels.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from studio.core.findings import Finding, PathPart, errors
+from studio.core.findings import Finding, PathPart, dotted, errors, first_error, warnings
 from studio.core.json.canonical import NotCanonicalizable
 from studio.core.json.values import is_safe_integer, type_name
-from studio.core.step.amendment import amendment_error, plan_amendment, validate_amendment
-from studio.core.step.baseline import StepBaseline, parse_baseline, shown_value
+from studio.core.step.amendment import error_for, plan_amendment, validate_amendment
+from studio.core.step.baseline import StepBaseline, json_problem, parse_baseline, shown_value
 from studio.core.step.decision_record import (
     STEP_REASONS,
     ResourceRead,
@@ -28,6 +29,7 @@ from studio.core.step.decision_record import (
     step_decision_record,
 )
 from studio.core.step.effective import effective_from_plan
+from studio.core.step.value_hash import HASHED_MAX_DEPTH
 
 DOCUMENT_RULE: Final = "document"
 _DOCUMENT_KEYS: Final = ("baseline", "amendment", "step", "resources")
@@ -54,10 +56,17 @@ class AmendmentDocument:
 def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> dict[str, Any]:
     """The verdict on the document's amendment, in the shape the CLI prints.
 
-    Returns ``{"valid", "error", "inspection", "effective"}``: when the amendment is accepted,
-    ``error`` is ``None`` and ``inspection`` (the reference's record) and ``effective`` (the
-    studio's view of the change) are filled; when it fails, ``error`` is the reference's error
-    ``{name, code, message, diagnostics}`` and the other two are ``None``.
+    Returns ``{"valid", "error", "explanation", "inspection", "effective", "warnings"}``: when
+    the amendment is accepted, ``error`` and ``explanation`` are ``None`` and ``inspection`` (the
+    reference's record) and ``effective`` (the studio's view of the change) are filled; when it
+    fails, ``error`` is the reference's error (``{name, code, message, diagnostics}``, with
+    ``requestId`` or ``reason`` where the reference has them, and its message quotes nothing)
+    plus the ``rule`` that failed (``V1`` to ``V11``, or a rule outside that table such as
+    ``tool-collision``), ``explanation`` is the studio's own finding for it (``{path, message,
+    rule}``, naming the ids, tools and values involved), and the other two are ``None``.
+    ``warnings`` lists what the studio read without knowing that the reference reads it so (a
+    string in ``use.add``, an added entry equal to a baseline one) and selectors that select
+    nothing.
 
     A malformed document (not an object, unknown or missing keys, an invalid baseline, step or
     resource list) raises :class:`AmendmentDocumentError`, whose ``findings`` carry JSON paths
@@ -65,10 +74,19 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     """
     parsed = parse_document(document)
     plan = plan_amendment(parsed.baseline, parsed.amendment)
-    error = amendment_error(plan.findings)
+    failed = first_error(plan.findings)
+    error = None if failed is None else {**error_for(failed), "rule": failed.rule}
     effective = effective_from_plan(plan)
+    noted = [f.to_json() for f in warnings(plan.findings)]
     if error is not None or effective is None:
-        return {"valid": False, "error": error, "inspection": None, "effective": None}
+        return {
+            "valid": False,
+            "error": error,
+            "explanation": None if failed is None else failed.to_json(),
+            "inspection": None,
+            "effective": None,
+            "warnings": noted,
+        }
     inspection = step_decision_record(
         step_index=parsed.step_index,
         reason=parsed.reason,
@@ -79,8 +97,10 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     return {
         "valid": True,
         "error": None,
+        "explanation": None,
         "inspection": inspection.to_json(),
         "effective": effective.to_json(),
+        "warnings": noted,
     }
 
 
@@ -180,9 +200,15 @@ def _resources(value: Any, findings: list[Finding]) -> tuple[ResourceRead, ...]:
                 _finding((*path, "identity"), f"resources[{i}].identity must be a non-empty string")
             )
             continue
+        problem = json_problem(entry["value"], max_depth=HASHED_MAX_DEPTH, infinite_numbers=True)
+        if problem is not None:
+            where, what = problem
+            at = (*path, "value", *where)
+            findings.append(_finding(at, f"{dotted(at)} {what}"))
+            continue
         try:
             reads.append(resource_read(identity, entry["value"]))
-        except (NotCanonicalizable, RecursionError) as exc:
+        except NotCanonicalizable as exc:
             findings.append(
                 _finding((*path, "value"), f"resources[{i}].value has no canonical JSON: {exc}")
             )

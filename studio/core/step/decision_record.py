@@ -12,9 +12,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from studio.core.json.canonical import value_hash
 from studio.core.sealed_request import SEALED_REQUEST_ID_PATTERN, new_sealed_request_id
 from studio.core.step.amendment import UnreadableAmendment, snapshot
+from studio.core.step.value_hash import value_hash
 
 StepReason = Literal["initial", "tool-result", "validation-retry"]
 STEP_REASONS: Final[tuple[str, ...]] = ("initial", "tool-result", "validation-retry")
@@ -76,7 +76,8 @@ class StepDecisionRecord(BaseModel):
 
 
 def resource_read(identity: str, value: Any) -> ResourceRead:
-    """The record of reading ``value``; raises ``NotCanonicalizable`` if it is not JSON."""
+    """The record of reading ``value``; raises ``NotCanonicalizable`` where the reference's hash
+    fails (a BigInt, a value that is not JSON)."""
     digest = value_hash(value)
     return ResourceRead(identity=identity, revision=digest, value_hash=digest)
 

@@ -108,7 +108,17 @@ def step_baseline_defs() -> dict[str, dict[str, Any]]:
                     {
                         "id": NON_EMPTY,
                         "kind": {"enum": list(CONTRIBUTOR_KINDS), "default": "context"},
-                        "protected": {"type": "boolean", "default": False},
+                        "_tag": {
+                            "description": "the reference's tag (Context, Memory, "
+                            "HistoryManaged, HistoryRecent, WorkPolicy, droppable or another); "
+                            "where present, the rules judge it instead of kind",
+                            **NON_EMPTY,
+                        },
+                        "protected": {
+                            "description": "counts only on a context contributor",
+                            "type": "boolean",
+                            "default": False,
+                        },
                         "tools": {**names, "uniqueItems": True, "default": []},
                         "children": {
                             "description": f"nested at most {MAX_CONTRIBUTOR_DEPTH} levels deep",

@@ -24,7 +24,9 @@ from tests.support.step_samples import baseline, baseline_json
 from tests.support.step_samples import json_values as amendment_values
 
 REQUEST_ID = "request_" + "0f" * 16
-RESULT_KEYS = {"valid", "error", "inspection", "effective"}
+RESULT_KEYS = {"valid", "error", "explanation", "inspection", "effective", "warnings"}
+ERROR_KEYS = {"name", "code", "message", "diagnostics"}
+OPTIONAL_ERROR_KEYS = {"requestId", "reason", "rule"}
 DOCUMENT_KEYS = ["baseline", "amendment", "step", "resources"]
 
 
@@ -73,26 +75,32 @@ def test_the_step_defaults_to_the_initial_boundary():
     assert result["effective"]["model"] == "small"
 
 
-def test_a_rejected_amendment_gives_only_the_error():
+def test_a_rejected_amendment_gives_the_error_and_the_studios_explanation_beside_it():
     result = check({"activeTools": ["missing"]})
-    assert result == {
-        "valid": False,
-        "error": {
-            "name": "RequestCompositionError",
-            "code": "INVALID_COMPOSITION",
-            "message": "activeTools entry 'missing' must name a tool of the resolved graph",
-            "diagnostics": [
-                {
-                    "id": "request_preparation_composition:amendment",
-                    "code": "INVALID_EXECUTION_AMENDMENT",
-                    "contributor": "prepareStep",
-                    "message": "activeTools entry 'missing' must name a tool of the resolved graph",
-                }
-            ],
-        },
-        "inspection": None,
-        "effective": None,
-    }
+    assert result["valid"] is False
+    assert result["inspection"] is None and result["effective"] is None
+    error = result["error"]
+    assert error["name"] == "RequestCompositionError"
+    assert error["code"] == "INVALID_COMPOSITION"
+    assert error["requestId"] == "request_preparation_composition"
+    assert [(d["id"], d["code"], d["contributor"]) for d in error["diagnostics"]] == [
+        ("request_preparation_composition:amendment", "INVALID_EXECUTION_AMENDMENT", "prepareStep")
+    ]
+    # The error quotes nothing the amendment holds; the explanation names it.
+    assert "missing" not in error["message"]
+    assert error["diagnostics"][0]["message"] == error["message"]
+    explanation = result["explanation"]
+    assert explanation["path"] == "/activeTools/0"
+    assert explanation["rule"] == "V9"
+    assert "'missing'" in explanation["message"]
+
+
+def test_a_value_that_cannot_be_read_is_a_preparation_error_with_its_reason():
+    result = check({"activeTools": {}})
+    assert result["error"]["name"] == "PreparationError"
+    assert result["error"]["reason"] == "callback"
+    assert result["error"]["message"] == "Request preparation failed: callback."
+    assert result["explanation"]["path"] == "/activeTools"
 
 
 @pytest.mark.parametrize(
@@ -136,7 +144,7 @@ def test_a_fresh_sealed_request_id_when_none_is_given():
             {"/resources/0/identity", "/resources/1", "/resources/2"},
         ),
         (
-            document(None, resources=[{"identity": "working-state:x", "value": float("nan")}]),
+            document(None, resources=[{"identity": "working-state:x", "value": {1, 2}}]),
             {"/resources/0/value"},
         ),
     ],
@@ -175,8 +183,9 @@ def _check_result(result):
     assert (result["inspection"] is None) is (not result["valid"])
     assert (result["effective"] is None) is (not result["valid"])
     if result["error"] is not None:
-        assert set(result["error"]) == {"name", "code", "message", "diagnostics"}
-    json.dumps(result)
+        assert ERROR_KEYS <= set(result["error"]) <= ERROR_KEYS | OPTIONAL_ERROR_KEYS
+        assert result["explanation"]["path"].startswith("/") or result["explanation"]["path"] == ""
+    json.dumps(result, allow_nan=False)
 
 
 @settings(max_examples=examples(400), deadline=None)

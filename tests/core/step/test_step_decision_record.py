@@ -8,7 +8,8 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from studio.core.json.canonical import NotCanonicalizable, canonical_json, value_hash
+from studio.core.json.canonical import NotCanonicalizable
+from studio.core.json.js_values import JsValue
 from studio.core.sealed_request import new_sealed_request_id
 from studio.core.step.decision_record import (
     amendment_counts,
@@ -16,6 +17,12 @@ from studio.core.step.decision_record import (
     resource_read,
     step_decision_record,
 )
+from studio.core.step.value_hash import stringify_json, value_hash
+
+
+def canonical_json(value) -> bytes:
+    return stringify_json(value).encode()
+
 
 REQUEST_ID = "request_" + "ab" * 16
 RECORD_KEYS = ["operation", "stepIndex", "reason", "amendment", "resources", "sealedRequestId"]
@@ -195,6 +202,12 @@ def test_numbers_hash_as_javascript_writes_them(value, text):
     assert canonical_json(value) == text
 
 
-def test_a_value_without_canonical_json_cannot_be_read_into_the_record():
+@pytest.mark.parametrize(
+    "value",
+    [JsValue("12n", "bigint", True), {"n": [JsValue("0n", "bigint", False)]}, {1, 2}, b"x"],
+    ids=["bigint", "bigint-inside", "set", "bytes"],
+)
+def test_a_value_the_references_hash_cannot_write_cannot_be_read_into_the_record(value):
+    # JSON.stringify throws on a BigInt, and the reference then fails the callback.
     with pytest.raises(NotCanonicalizable):
-        resource_read("working-state:x", float("nan"))
+        resource_read("working-state:x", value)
