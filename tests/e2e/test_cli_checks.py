@@ -63,13 +63,31 @@ class TestCheckConfig:
             "valid": True,
             "errors": [],
             "warnings": [],
+            "runtime_errors": [],
             "applies": {"main": True, "researcher": True, "other": False},
             "effective_timeout_ms": 3000,
         }
 
-    def test_missing_limits_means_the_runtime_default(self, tmp_path):
-        done = run("check-config", write(tmp_path, {"pre_llm_hook": {"source": "a.py"}}))
-        assert output(done)["effective_timeout_ms"] == 60000
+    def test_a_missing_limit_fails_the_hooked_calls_and_has_no_default(self, tmp_path):
+        doc = {"pre_llm_hook": {"source": "a.py", "scope": "main"}}
+        done = run("check-config", write(tmp_path, doc), "--loop", "researcher")
+        assert done.returncode == 1
+        result = output(done)
+        assert (result["valid"], result["errors"]) == (True, [])
+        assert [(e["path"], e["message"]) for e in result["runtime_errors"]] == [
+            (
+                "/limits/execution_timeout_ms",
+                "limits.execution_timeout_ms must be a positive integer",
+            )
+        ]
+        assert result["applies"] == {"main": True, "researcher": False}
+        assert result["effective_timeout_ms"] is None
+
+    def test_an_infinite_limit_fails_like_a_missing_one(self, tmp_path):
+        text = '{"pre_llm_hook": {"source": "a.py"}, "limits": {"execution_timeout_ms": 1e400}}'
+        result = output(run("check-config", write(tmp_path, text)))
+        assert result["valid"] is True
+        assert [e["path"] for e in result["runtime_errors"]] == ["/limits/execution_timeout_ms"]
 
     def test_invalid_lists_every_error_and_omits_applies(self, tmp_path):
         doc = {"pre_llm_hook": {"source": "", "scope": "main", "include_main": False, "x": 1}}

@@ -139,8 +139,8 @@ def applies_view(
 
 def rows_from_config(config: Mapping[str, Any]) -> Rows:
     """The rows an existing config opens as; an ``all`` config stays All streams, never a list."""
-    scope = config.get("scope", "all")
-    if scope == "all":
+    scope = config.get("scope")
+    if scope is None or scope == "all":  # the runtime reads a null scope as omitted
         return (TargetRow.all_streams(),)
     if scope == "main":
         return (TargetRow.main(),)

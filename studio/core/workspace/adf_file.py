@@ -28,6 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 from urllib.parse import quote
 
+from studio.core.json.deep import MAX_DEPTH, deep_json
+
 ADF_VERSION = "0.2"
 KNOWN_SCHEMAS = (28, 29)
 BUSY_TIMEOUT_S = 5.0
@@ -458,9 +460,14 @@ class AdfFile:
         not a JSON object."""
         text = self.config_text()
         try:
-            document = json.loads(text)
+            with deep_json():  # the runtime reads configs nested a few thousand levels deep
+                document = json.loads(text)
         except ValueError as exc:
             raise AdfConfigError(self.path, f"adf_config.config_json is not JSON: {exc}") from None
+        except RecursionError:
+            raise AdfConfigError(
+                self.path, f"adf_config.config_json is nested deeper than {MAX_DEPTH:,} levels"
+            ) from None
         if not isinstance(document, dict):
             raise AdfConfigError(self.path, "adf_config.config_json is not a JSON object")
         return document

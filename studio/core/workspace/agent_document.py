@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.core.findings import Finding, PathPart, dotted
+from studio.core.json.deep import deep_json
 from studio.core.json.files import JsonFileError
 from studio.core.json.values import is_number, type_name
 from studio.core.pre_llm.config import HOOK_KEY
@@ -250,7 +251,8 @@ def _parse(text: str, origin: Path) -> _Parsed:
     if not text.strip(" \t\n\r"):
         return _Parsed(text, {}, NEW_FILE_FORMATTING, None, [])
     try:
-        document = json.loads(text, parse_constant=_refuse_constant)
+        with deep_json():  # the runtime reads configs nested a few thousand levels deep
+            document = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise AgentDocumentError(origin, f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except ValueError as exc:  # NaN, Infinity or -Infinity, which JSON does not have
@@ -459,16 +461,27 @@ def _object_text(members: list[tuple[str, str]], layout: _Layout) -> str:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON text would be: types count (1 is not 1.0 is not true) and so does key order."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return repr(a) == repr(b)  # 0.0 and -0.0 are written differently
-    return bool(a == b)
+    """Equal as JSON text would be: types count (1 is not 1.0 is not true) and so does key order.
+    A loop, not recursion, so a config nested thousands of levels deep compares too."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if list(x) != list(y):
+                return False
+            pending.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, float):
+            if repr(x) != repr(y):  # 0.0 and -0.0 are written differently
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 _Edit = tuple[int, int, str]
@@ -790,11 +803,13 @@ class _EditBroken(AssertionError):
 
 def _check(new_text: str, before: dict[str, Any], hook: dict[str, Any] | None) -> None:
     """The new text parses to ``before`` with only the hook changed, key order included."""
-    after = json.loads(new_text, parse_constant=_refuse_constant)
-    others_before = {k: v for k, v in before.items() if k != HOOK_KEY}
-    others_after = {k: v for k, v in after.items() if k != HOOK_KEY}
-    hook_ok = HOOK_KEY not in after if hook is None else _same(after.get(HOOK_KEY), hook)
-    if not (hook_ok and _same(others_before, others_after)):
+    with deep_json():  # parsing and comparing recurse once per level
+        after = json.loads(new_text, parse_constant=_refuse_constant)
+        others_before = {k: v for k, v in before.items() if k != HOOK_KEY}
+        others_after = {k: v for k, v in after.items() if k != HOOK_KEY}
+        hook_ok = HOOK_KEY not in after if hook is None else _same(after.get(HOOK_KEY), hook)
+        same = hook_ok and _same(others_before, others_after)
+    if not same:
         raise _EditBroken("editing agent.json would change more than pre_llm_hook")
 
 
@@ -828,11 +843,12 @@ def with_metadata_stamp(text: str, stamp: str, origin: Path) -> str:
         )
         edit = (last.value_end, last.value_end, addition)
     new_text = _apply(text, [edit])
-    after = json.loads(new_text)
     before = parsed.document
     expected = {
         k: ({**v, UPDATED_AT_KEY: stamp} if k == METADATA_KEY else v) for k, v in before.items()
     }
-    if not _same(after, expected):
+    with deep_json():  # parsing and comparing recurse once per level
+        same = _same(json.loads(new_text), expected)
+    if not same:
         raise _EditBroken("stamping metadata.updated_at would change more than that key")
     return new_text

@@ -105,6 +105,12 @@ class TestConfigToRows:
         assert rows_from_config({"source": "a", "scope": "all"}) == (ALL,)
         assert rows_from_config({"source": "a"}) == (ALL,)
 
+    def test_a_null_scope_opens_as_all_streams_and_saves_as_all(self):
+        # spec/adf.md §7: the runtime reads null as omitted; ADF's editor writes "all".
+        config = {"source": "a.py", "scope": None}
+        assert rows_from_config(config) == (ALL,)
+        assert draft_to_config(draft_from_config(config)) == {"source": "a.py", "scope": "all"}
+
     def test_main(self):
         assert rows_from_config({"source": "a", "scope": "main"}) == (MAIN,)
 
