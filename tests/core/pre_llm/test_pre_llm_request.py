@@ -997,8 +997,12 @@ class TestOrder:
         request["messages"][0]["role"] = "tool"
         finding = first(request)
         assert finding.pointer == "/messages/0/role"
-        shown = finding.to_json()
-        assert (shown["path"], shown["message"]) == ("/messages/0/role", finding.message)
+        # adf.md §3 rule 3: each message's role is "user" or "assistant".
+        assert finding.to_json() == {
+            "path": "/messages/0/role",
+            "message": finding.message,
+            "rule": "adf.request.3",
+        }
 
 
 # ---------------------------------------------------------------------------------------------
