@@ -77,12 +77,12 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     failed = first_error(plan.findings)
     error = None if failed is None else {**error_for(failed), "rule": failed.rule}
     effective = effective_from_plan(plan)
-    noted = [f.to_json() for f in warnings(plan.findings)]
+    noted = [_explained(f) for f in warnings(plan.findings)]
     if error is not None or effective is None:
         return {
             "valid": False,
             "error": error,
-            "explanation": None if failed is None else failed.to_json(),
+            "explanation": None if failed is None else _explained(failed),
             "inspection": None,
             "effective": None,
             "warnings": noted,
@@ -102,6 +102,10 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
         "effective": effective.to_json(),
         "warnings": noted,
     }
+
+
+def _explained(finding: Finding) -> dict[str, str]:
+    return {"path": finding.pointer, "message": finding.message, "rule": finding.rule}
 
 
 def amendment_document_findings(document: Any) -> list[Finding]:

@@ -51,19 +51,19 @@ def stringify_json(value: Any) -> str:
     out: list[str] = []
     # Each item is a value to write, or a piece of text already decided.
     todo: list[tuple[bool, Any]] = [(False, value)]
-    open_ids: list[int] = []
+    open_ids: set[int] = set()  # the containers on the path being written
     while todo:
         is_text, item = todo.pop()
         if is_text:
             if isinstance(item, int):
-                open_ids.remove(item)  # leaving a container
+                open_ids.discard(item)  # leaving a container
             else:
                 out.append(item)
             continue
         if isinstance(item, dict | list):
             if id(item) in open_ids:
                 raise NotCanonicalizable("the value contains itself (a cycle)")
-            open_ids.append(id(item))
+            open_ids.add(id(item))
             todo.append((True, id(item)))
             if isinstance(item, list):
                 todo.append((True, "]"))
