@@ -50,6 +50,23 @@ def test_paths_that_stay_inside(path):
     assert lexical_path_problem(path) is None
 
 
+@pytest.mark.parametrize("path", ["c:hook.js", "p:1fn", "a:b", "x:"])
+def test_a_letter_and_a_colon_is_a_file_name_without_bare_drives(path):
+    # spec/adf.md §7: c:hook.js is a plain file for ADF, and for the runner.
+    assert lexical_path_problem(path, bare_drive=False) is None
+    assert lexical_path_problem(path) is not None  # the chain and step configs' stricter rule
+
+
+@pytest.mark.parametrize("path", ["C:\\x.js", "d:/x.js", "/x.js", "\\x.js", "../x.js"])
+def test_drive_roots_and_escapes_are_refused_either_way(path):
+    assert lexical_path_problem(path, bare_drive=False) is not None
+
+
+def test_resolve_takes_a_file_named_with_a_colon(tmp_path):
+    (tmp_path / "c:hook.js").write_text("")
+    assert resolve_source_path(tmp_path, "c:hook.js") == (tmp_path / "c:hook.js").resolve()
+
+
 def test_resolve_refuses_a_symlink_out_of_the_workspace(tmp_path):
     workspace = tmp_path / "ws"
     outside = tmp_path / "outside"

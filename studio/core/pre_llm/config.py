@@ -28,8 +28,6 @@ LOOP_NAME_PATTERN = r"[a-z0-9][a-z0-9_-]{0,31}"
 MAX_LOOPS = 64
 MIN_TIMEOUT_MS = 1_000
 MAX_TIMEOUT_MS = 300_000
-DEFAULT_EXECUTION_TIMEOUT_MS = 60_000
-"""The default the reference *schema* names; the runtime never applies it (spec/adf.md §7)."""
 LIMIT_MESSAGE = "limits.execution_timeout_ms must be a positive integer"
 HOOK_KEY = "pre_llm_hook"
 KNOWN_HOOK_KEYS = ("source", "scope", "loops", "include_main", "timeout_ms")

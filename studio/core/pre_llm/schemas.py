@@ -8,12 +8,13 @@ The validators of this package are the authority: they also apply the rules a sc
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 from studio.core.js_text import JS_NON_WHITESPACE_CLASS
 from studio.core.json.schema_parts import standalone
 from studio.core.pre_llm.config import (
-    DEFAULT_EXECUTION_TIMEOUT_MS,
+    HOOK_KEY,
     LOOP_NAME_PATTERN,
     MAX_LOOPS,
     MAX_TIMEOUT_MS,
@@ -38,6 +39,7 @@ def pre_llm_hook_schema() -> dict[str, Any]:
                 "type": "string",
                 "pattern": JS_NON_WHITESPACE_CLASS,
             },
+            # null is left out: the runtime reads it as "all", but ADF's own editor refuses it.
             "scope": {"enum": ["all", "main", "loops"], "default": "all"},
             "loops": {
                 "description": 'named inner loops; only with scope "loops"',
@@ -80,12 +82,19 @@ def agent_config_schema() -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "execution_timeout_ms": {
+                        "description": "required by a hook: the runtime applies no default",
                         "type": "integer",
                         "exclusiveMinimum": 0,
-                        "default": DEFAULT_EXECUTION_TIMEOUT_MS,
+                        "maximum": sys.float_info.max,
                     }
                 },
             },
+        },
+        # Without a limit every hooked call fails (spec/adf.md §7).
+        "if": {"required": [HOOK_KEY], "properties": {HOOK_KEY: {"type": "object"}}},
+        "then": {
+            "required": ["limits"],
+            "properties": {"limits": {"required": ["execution_timeout_ms"]}},
         },
     }
 
