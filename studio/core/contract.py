@@ -133,7 +133,10 @@ class CheckUsageError(ValueError):
 @dataclass(frozen=True)
 class HeadlessCheck:
     """A ``hook-studio check-*`` command: it reads files named by its arguments and answers
-    one JSON object and whether the checked file is valid."""
+    one JSON object and whether the checked file is valid.
+
+    ``configure`` names the checked document with exactly one positional argument: the CLI adds
+    ``--batch``, which checks each line of stdin in its place through the same ``check``."""
 
     name: str
     summary: str
