@@ -21,6 +21,12 @@ def _config_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="also report whether the hook applies to this inner loop (repeatable)",
     )
+    p.add_argument(
+        "--adf",
+        action="store_true",
+        help="judge sources as an .adf file's keys (implied for an .adf FILE; for configs taken "
+        "out of .adf files, as with --batch)",
+    )
 
 
 def _check_config(
@@ -35,7 +41,7 @@ def _check_config(
         if problem and loop != "main":
             raise CheckUsageError(f"--loop {loop!r}: {problem}")
     # Sources in an .adf are keys of the agent file, not paths of a folder.
-    home: SourceHome = "adf" if str(args.file).endswith(".adf") else "folder"
+    home: SourceHome = "adf" if args.adf or str(args.file).endswith(".adf") else "folder"
     check = check_agent_config(read(args.file), home)
     result: dict[str, Any] = {
         "valid": check.valid,

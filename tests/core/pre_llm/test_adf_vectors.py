@@ -53,7 +53,8 @@ def config_answer(case: dict[str, Any]) -> dict[str, Any]:
     expect = case["expect"]
     loops = [name for name in expect.get("applies", {}) if name != "main"]
     file = "agent.adf" if case.get("bound_to") == "adf" else "agent.json"
-    answer, ok = check.check(argparse.Namespace(file=file, loop=loops), lambda _: case["config"])
+    args = argparse.Namespace(file=file, loop=loops, adf=False)
+    answer, ok = check.check(args, lambda _: case["config"])
     assert ok is (answer["valid"] and not answer["runtime_errors"])
     return answer
 

@@ -18,7 +18,7 @@ def check_config(
     document: Any, *loops: str, file: str = "agent.json"
 ) -> tuple[dict[str, Any], bool]:
     [check] = [c for c in CHECKS if c.name == "check-config"]
-    args = argparse.Namespace(file=file, loop=list(loops))
+    args = argparse.Namespace(file=file, loop=list(loops), adf=False)
     return check.check(args, lambda _name: document)
 
 
@@ -76,6 +76,14 @@ def test_a_source_that_leaves_the_folder_is_an_error_for_json_and_a_warning_for_
     assert adf_ok and adf["valid"] is True and adf["errors"] == []
     assert [w["path"] for w in adf["warnings"]] == ["/pre_llm_hook/source"]
     assert adf["applies"] == {"main": True}
+
+
+def test_adf_judges_a_json_config_as_taken_out_of_an_adf():
+    [check] = [c for c in CHECKS if c.name == "check-config"]
+    doc = {"pre_llm_hook": {"source": "../h.js"}, "limits": {"execution_timeout_ms": 5000}}
+    args = argparse.Namespace(file="stdin line 1", loop=[], adf=True)
+    result, ok = check.check(args, lambda _name: doc)
+    assert ok and [w["path"] for w in result["warnings"]] == ["/pre_llm_hook/source"]
 
 
 def test_scope_null_is_valid_with_a_warning():
