@@ -51,11 +51,12 @@ def loop_name_problem(name: Any) -> str | None:
 
 def timeout_problem(value: Any) -> str | None:
     if not is_whole_number(value) or not MIN_TIMEOUT_MS <= value <= MAX_TIMEOUT_MS:
-        shown = (
-            type_name(value)
-            if not isinstance(value, int | float) or isinstance(value, bool)
-            else repr(value)
-        )
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            shown = type_name(value)
+        elif isinstance(value, int) and not int_is_finite(value):
+            shown = "an integer too large for a double (it reads as Infinity)"
+        else:
+            shown = repr(value)
         return (
             f"timeout_ms must be a whole number of milliseconds from {MIN_TIMEOUT_MS} to "
             f"{MAX_TIMEOUT_MS}, got {shown}"

@@ -243,6 +243,11 @@ class TestTimeout:
     def test_everything_else_is_invalid(self, value):
         assert pointers({"source": "a.py", "timeout_ms": value}) == ["/pre_llm_hook/timeout_ms"]
 
+    def test_an_integer_too_large_for_a_double_is_named_not_printed(self):
+        [(pointer, message)] = hook_errors({"source": "a.py", "timeout_ms": 10**400})
+        assert pointer == "/pre_llm_hook/timeout_ms"
+        assert "reads as Infinity" in message and len(message) < 200
+
     def test_a_whole_float_becomes_an_int(self):
         check = check_agent_config(agent({"source": "a.py", "timeout_ms": 1000.0}))
         assert check.hook is not None and check.hook.timeout_ms == 1000
