@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections import OrderedDict
 from typing import Any
 
@@ -1214,6 +1215,16 @@ def _block_ok(b: dict[str, Any], role: str) -> bool:
     return role == "user" and type(inner) is dict and all(type(inner.get(f)) is str for f in fields)
 
 
+def _js_order(obj: dict[Any, Any]) -> list[Any]:
+    """Keys as JavaScript lists them: array indices (0 to 2^32 - 2) first, ascending."""
+    indices = [
+        k
+        for k in obj
+        if type(k) is str and re.fullmatch(r"0|[1-9][0-9]*", k) and int(k) < 2**32 - 1
+    ]
+    return sorted(indices, key=int) + [k for k in obj if k not in indices]
+
+
 def _runtime_first(request: Any) -> tuple[set[str], tuple[Any, ...]] | None:
     r1, r2, r3, r4, r5, r6, r7, r8 = (
         RULE_OBJECT,
@@ -1227,7 +1238,7 @@ def _runtime_first(request: Any) -> tuple[set[str], tuple[Any, ...]] | None:
     )
     if type(request) is not dict:
         return {r1}, ()
-    for key in request:
+    for key in _js_order(request):
         if type(key) is not str:
             return {r1}, ()
         if key not in ("system", "messages", "tools", "options"):
@@ -1297,7 +1308,8 @@ def _runtime_first(request: Any) -> tuple[set[str], tuple[Any, ...]] | None:
     options = request.get("options")
     if type(options) is not dict:
         return {r7}, ("options",)
-    for key, v in options.items():
+    for key in _js_order(options):
+        v = options[key]
         at = ("options", key)
         number = type(v) in (int, float) and _json(v)
         if key in ("maxTokens", "thinkingBudget"):
