@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from studio.core.registry import CONTRACTS
+from tests.support.workspaces import TOOL_LOOP_REQUEST as VALID_REQUEST
 
 PROGRAM = [sys.executable, "-m", "studio"]
 
@@ -61,19 +62,6 @@ UNKNOWN_SCOPE = {
     "limits": {"execution_timeout_ms": 30000},
 }
 
-VALID_REQUEST = {
-    "system": "Be brief.",
-    "messages": [
-        {"role": "user", "content": "Read the file."},
-        {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "t1", "name": "fs_read", "input": {}}],
-        },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
-    ],
-    "tools": [{"name": "fs_read", "description": "Read", "input_schema": {"type": "object"}}],
-    "options": {"temperature": 0.2},
-}
 TOOL_ROLE = {**VALID_REQUEST, "messages": [{"role": "tool", "content": "hi"}]}
 NO_MESSAGES = {**VALID_REQUEST, "messages": []}
 

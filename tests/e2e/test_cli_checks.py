@@ -10,6 +10,8 @@ from typing import ClassVar
 
 import pytest
 
+from tests.support.workspaces import TOOL_LOOP_REQUEST as VALID_REQUEST
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -27,21 +29,6 @@ def output(done: subprocess.CompletedProcess[str]) -> dict:
     lines = done.stdout.splitlines()
     assert len(lines) == 1, done.stdout
     return json.loads(lines[0])
-
-
-VALID_REQUEST = {
-    "system": "Be brief.",
-    "messages": [
-        {"role": "user", "content": "Read the file."},
-        {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "t1", "name": "fs_read", "input": {}}],
-        },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
-    ],
-    "tools": [{"name": "fs_read", "description": "Read", "input_schema": {"type": "object"}}],
-    "options": {"temperature": 0.2},
-}
 
 
 class TestCheckConfig:

@@ -71,3 +71,19 @@ def without_sandbox(root: Path) -> None:
     path = root / "hookstudio.json"
     settings = json.loads(path.read_text()) if path.exists() else {"version": 1}
     write_json(path, {**settings, "sandbox": {"enabled": False}})
+
+
+# A request of one tool round trip that every request rule accepts.
+TOOL_LOOP_REQUEST = {
+    "system": "Be brief.",
+    "messages": [
+        {"role": "user", "content": "Read the file."},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "fs_read", "input": {}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
+    ],
+    "tools": [{"name": "fs_read", "description": "Read", "input_schema": {"type": "object"}}],
+    "options": {"temperature": 0.2},
+}
