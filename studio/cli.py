@@ -356,7 +356,7 @@ def _hook(args: argparse.Namespace) -> int:
     """Print the pre-LLM hook config, or validate and save a new one by the editor's path."""
     from studio.core.findings import errors, warnings
     from studio.core.json.files import JsonFileError
-    from studio.core.pre_llm.config import HOOK_KEY, check_agent_config
+    from studio.core.pre_llm.config import HOOK_KEY, SourceHome, check_agent_config
     from studio.core.workspace.adf_file import AdfFileError
     from studio.core.workspace.agent_document import ExternalChange
     from studio.core.workspace.folder import WorkspaceFileError
@@ -380,11 +380,15 @@ def _hook(args: argparse.Namespace) -> int:
     if isinstance(new, dict) and list(new) == [HOOK_KEY]:
         # The shape `hook` prints, so that its output edited can be given back as it is.
         new = new[HOOK_KEY]
-    check = check_agent_config({**document.document, HOOK_KEY: new})
+    # An agent file's sources are keys of its own, judged as the runtime judges them there.
+    home: SourceHome = "adf" if workspace.kind == "adf" else "folder"
+    check = check_agent_config({**document.document, HOOK_KEY: new}, home)
     result: dict[str, Any] = {
         "valid": check.valid,
         "errors": [f.to_json() for f in errors(check.findings)],
         "warnings": [f.to_json() for f in warnings(check.findings)],
+        # Saved all the same: the hook config is valid; the calls it applies to will fail.
+        "runtime_errors": [f.to_json() for f in check.runtime_errors],
     }
     if not check.valid:
         _emit(result)

@@ -267,3 +267,14 @@ def test_the_authorized_column_decides_what_a_source_may_call(agent):
         systems[path] = json.loads(done.stdout)["request"]["system"]
     assert systems["lib/owner.ts"].endswith("[wrote]")
     assert systems["lib/visitor.ts"].endswith("[REQUIRES_AUTHORIZED_CODE]")
+
+
+def test_hook_set_judges_sources_as_an_agent_file_does_and_says_what_will_fail(agent):
+    # In an .adf a source is a key: one that would leave a folder is only a warning there.
+    new = {"source": "../shared/policy.ts:transform", "timeout_ms": 3000}
+    done = studio("hook", str(agent), "--set", "-", stdin=json.dumps(new))
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["valid"] is True and result["errors"] == []
+    assert [w["rule"] for w in result["warnings"]] == ["studio.source.path"]
+    assert result["runtime_errors"] == []
