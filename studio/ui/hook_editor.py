@@ -51,6 +51,8 @@ from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.engine.runtimes import unrunnable_problem
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
+LIMIT_POINTER = "/limits/execution_timeout_ms"
+
 ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
 # Both colours are set, so the banner reads the same on a light and a dark palette.
 NOTICE_STYLE = (
@@ -157,6 +159,9 @@ class HookEditor(QWidget):
 
         self.findings_list = QListWidget()
         self.findings_list.setObjectName("findings")
+        # A finding is read whole: long ones wrap instead of scrolling sideways.
+        self.findings_list.setWordWrap(True)
+        self.findings_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.findings_list.setMaximumHeight(110)
         self.findings_list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
 
@@ -369,13 +374,21 @@ class HookEditor(QWidget):
             item.setToolTip(finding.pointer or "/")
             item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
             self.findings_list.addItem(item)
-        if not self.findings:
+        if self._limit_ms is None:
+            # Not the hook's own finding: the agent's limit fails every call the hook applies to.
+            item = QListWidgetItem(f"⚠ every call this hook applies to will fail: {LIMIT_MESSAGE}")
+            item.setToolTip(LIMIT_POINTER)
+            item.setData(Qt.ItemDataRole.UserRole, LIMIT_POINTER)
+            self.findings_list.addItem(item)
+        elif not self.findings:
             self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
 
         timeout, _ = parse_timeout(draft.timeout)
         if self._limit_ms is None:
-            self.effective.setText(f"none: {LIMIT_MESSAGE}, so every hooked call fails")
+            self.effective.setText("no effective time: the agent has no valid limit")
+            self.effective.setToolTip(f"{LIMIT_MESSAGE}; every hooked call fails")
         else:
+            self.effective.setToolTip("")
             effective = effective_timeout_ms(timeout, self._limit_ms)
             self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
         self.summary.setText(summary(draft.rows))

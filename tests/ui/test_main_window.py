@@ -429,3 +429,24 @@ def test_a_hook_save_runs_off_the_gui_thread_and_marks_saved_only_what_it_wrote(
     assert editor.draft.rows[-1].name == "researcher"
     assert save_and_wait(qtbot, window)
     assert not window.isWindowModified()
+
+
+def test_an_agent_without_an_execution_limit_is_a_finding_beside_a_valid_hook(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    agent_path = sample_workspace / "agent.json"
+    agent = json.loads(agent_path.read_text())
+    agent.pop("limits", None)
+    agent_path.write_text(json.dumps(agent))
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_workspace(sample_workspace)
+    editor = win.hook_editor
+    shown = findings_text(editor)
+    assert shown == [
+        "⚠ every call this hook applies to will fail: "
+        "limits.execution_timeout_ms must be a positive integer"
+    ]
+    assert editor.effective.text() == "no effective time: the agent has no valid limit"
+    win.close()
