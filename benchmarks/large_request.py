@@ -1,0 +1,162 @@
+"""Large pre-LLM requests through the engine, against parsing and writing the same bytes.
+
+    .venv/bin/python benchmarks/large_request.py [--runs 15] [--sizes 1,3,10]
+        [--sandbox on|off|both] [--json]
+
+Builds a temporary workspace whose hook returns the request it gets, with one sample per size
+(megabytes of 10**6 bytes, the tool-loop request of ``tool_loop_request.py`` grown to the size),
+and runs each sample through the engine's ``Runner`` as ``hook-studio bench`` does: a fresh
+worker per run, the result read back, checked and given its decision record. The anchor is
+``json.loads`` plus ``json.dumps`` of the sample's own bytes, timed in the same process between
+the runs, so that both see the same machine. It prints the medians, their ratio (the goal is at
+most 2) and milliseconds per megabyte for each size (the goal: the same at every size). With
+``--sandbox both`` (the default) every size runs with the sandbox on (the default of
+hookstudio.json) and with ``"sandbox": {"enabled": false}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tool_loop_request import tool_loop_request
+
+from studio.core.workspace.folder import Workspace
+from studio.engine.runner import Runner
+
+MB = 10**6
+GOAL_RATIO = 2.0
+
+
+def request_of_rounds(rounds: int) -> dict[str, Any]:
+    return tool_loop_request(
+        rounds=rounds,
+        question="lorem ipsum " * 100,
+        text="checking " * 40,
+        query="x" * 80,
+        result="r" * 300,
+        tools=50,
+        description="d" * 100,
+        options={"maxTokens": 100},
+    )
+
+
+def sample_bytes(rounds: int) -> bytes:
+    document = {"loop": "main", "request": request_of_rounds(rounds)}
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def sample_of_size(megabytes: float) -> bytes:
+    """A sample of about ``megabytes`` MB: the rounds grown in proportion to a measured one."""
+    probe = 100
+    per_round = (len(sample_bytes(2 * probe)) - len(sample_bytes(probe))) / probe
+    fixed = len(sample_bytes(probe)) - probe * per_round
+    return sample_bytes(max(1, round((megabytes * MB - fixed) / per_round)))
+
+
+def build_workspace(root: Path, samples: dict[str, bytes], sandbox: bool) -> Workspace:
+    (root / "lib").mkdir(parents=True)
+    (root / "samples").mkdir()
+    settings = {"version": 1, "sandbox": {"enabled": sandbox}}
+    (root / "hookstudio.json").write_text(json.dumps(settings))
+    (root / "lib" / "echo.py").write_text("def main(payload):\n    return payload['request']\n")
+    agent = {"pre_llm_hook": {"source": "lib/echo.py"}, "limits": {"execution_timeout_ms": 60000}}
+    (root / "agent.json").write_text(json.dumps(agent))
+    for name, data in samples.items():
+        (root / "samples" / f"{name}.json").write_bytes(data)
+    return Workspace.open(root)
+
+
+def anchor_ms(data: bytes) -> float:
+    started = time.perf_counter()
+    json.dumps(json.loads(data))
+    return (time.perf_counter() - started) * 1000
+
+
+async def measure_mode(
+    workspace: Workspace, samples: dict[str, bytes], runs: int
+) -> tuple[list[dict[str, Any]], list[str]]:
+    runner = Runner(workspace)
+    rows = []
+    try:
+        await runner.warm_up()
+        for name, data in samples.items():
+            for _ in range(2):
+                await runner.run(name)
+                anchor_ms(data)
+            trips: list[float] = []
+            anchors: list[float] = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                outcome = await runner.run(name)
+                trips.append((time.perf_counter() - started) * 1000)
+                if outcome.status != "ok":
+                    raise SystemExit(f"{name}: the run ended {outcome.status}: {outcome!r}")
+                anchors.append(anchor_ms(data))
+            rows.append(
+                {
+                    "sample": name,
+                    "bytes": len(data),
+                    "runs": runs,
+                    "round_trip_ms": round(statistics.median(trips), 2),
+                    "anchor_ms": round(statistics.median(anchors), 2),
+                }
+            )
+        notices = runner.sandbox_notices()
+    finally:
+        await runner.close()
+    return rows, notices
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--sizes", default="1,3,10", help="sample sizes in MB, comma-separated")
+    parser.add_argument("--sandbox", choices=("on", "off", "both"), default="both")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    sizes = [float(s) for s in args.sizes.split(",")]
+    samples = {f"{size:g}mb": sample_of_size(size) for size in sizes}
+    modes = ["on", "off"] if args.sandbox == "both" else [args.sandbox]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode in modes:
+            workspace = build_workspace(Path(tmp) / mode, samples, mode == "on")
+            measured, notices = asyncio.run(measure_mode(workspace, samples, args.runs))
+            sandbox = "fallback" if mode == "on" and notices else mode
+            for row in measured:
+                mb = row["bytes"] / MB
+                row.update(
+                    sandbox=sandbox,
+                    ratio=round(row["round_trip_ms"] / row["anchor_ms"], 3),
+                    round_trip_ms_per_mb=round(row["round_trip_ms"] / mb, 2),
+                    anchor_ms_per_mb=round(row["anchor_ms"] / mb, 2),
+                )
+                rows.append(row)
+    if args.json:
+        print(json.dumps({"goal_ratio": GOAL_RATIO, "cases": rows}))
+        return 0
+    print(
+        f"Python {sys.version.split()[0]}; medians of {args.runs} runs; anchor = json.loads + "
+        f"json.dumps of the sample's bytes; goal: ratio <= {GOAL_RATIO:g}, ms/MB flat"
+    )
+    for row in rows:
+        verdict = "ok" if row["ratio"] <= GOAL_RATIO else "over"
+        print(
+            f"{row['sample']:>6} {row['bytes']:>11,} B  sandbox {row['sandbox']:<8}"
+            f" round trip {row['round_trip_ms']:8.2f} ms ({row['round_trip_ms_per_mb']:6.2f} ms/MB)"
+            f"  anchor {row['anchor_ms']:7.2f} ms ({row['anchor_ms_per_mb']:5.2f} ms/MB)"
+            f"  ratio {row['ratio']:5.2f} x {verdict}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
