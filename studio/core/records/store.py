@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from studio.core.json.deep import deep_json
 from studio.core.json.pieces import dumps_in_pieces
@@ -148,10 +148,11 @@ _HAS_PAYLOAD = "EXISTS (SELECT 1 FROM payloads p WHERE p.seq = d.seq)"
 # --- what is stored ----------------------------------------------------------------------------
 
 
-class RecordSummary(BaseModel):
-    """One row of the record list: the run record's columns, and whether the payload is kept."""
+class RecordSummary(NamedTuple):
+    """One row of the record list: the run record's columns, and whether the payload is kept.
 
-    model_config = ConfigDict(frozen=True)
+    A tuple rather than a validated model: a list of 100,000 runs is built from SQLite rows as
+    they come, at close to the cost of reading them (the store wrote every row itself)."""
 
     run_id: str
     started_at: float
@@ -682,7 +683,8 @@ class RecordStore:
         params.append(-1 if limit is None else max(limit, 0))
         with self._reading() as db:
             rows = db.execute(sql, params).fetchall()
-        return [self._summary(row) for row in rows]
+        # ``has_payload`` comes as SQLite's 0 or 1, which compares equal to False or True.
+        return list(map(RecordSummary._make, rows))
 
     def get(self, run_id: str) -> StoredRecord | None:
         """The stored run ``run_id``, or ``None`` when there is none."""
@@ -713,13 +715,9 @@ class RecordStore:
     # rows to models
 
     def _summary(self, row: Sequence[Any]) -> RecordSummary:
-        try:
-            return RecordSummary(
-                **dict(zip(_SUMMARY_COLUMNS, row[: len(_SUMMARY_COLUMNS)], strict=True)),
-                has_payload=bool(row[len(_SUMMARY_COLUMNS)]),
-            )
-        except ValidationError as exc:
-            raise RecordStoreError(f"{self.path}: a stored record is malformed ({exc})") from None
+        return RecordSummary._make(
+            (*row[: len(_SUMMARY_COLUMNS)], bool(row[len(_SUMMARY_COLUMNS)]))
+        )
 
     def _record(self, row: Sequence[Any]) -> StoredRecord:
         summary = self._summary(row)
