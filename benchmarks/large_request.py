@@ -98,7 +98,8 @@ async def measure_mode(
                 outcome = await runner.run(name)
                 trips.append((time.perf_counter() - started) * 1000)
                 if outcome.status != "ok":
-                    raise SystemExit(f"{name}: the run ended {outcome.status}: {outcome!r}")
+                    error = outcome.turn_error
+                    raise SystemExit(f"{name}: the run ended {outcome.status}: {error}")
                 anchors.append(anchor_ms(data))
             rows.append(
                 {
