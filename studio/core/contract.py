@@ -79,6 +79,10 @@ class HookReply:
     warnings: list[dict[str, str]] = field(default_factory=list)
     """What the runtime noticed about the call without failing it (``path``, ``message``), as
     :attr:`RunOutcome.warnings` holds them."""
+    value_json: bytes | None = None
+    """The exact JSON text (UTF-8) that :attr:`value` was read from, when the runtime can tell
+    it apart in what the worker sent: a contract compares it with what it sent to know that the
+    value came back unchanged."""
 
     def output_fields(self, hook: HookRef) -> OutputFields:
         """The RunOutcome fields that say what the worker printed and which hook it ran."""

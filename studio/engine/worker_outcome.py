@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from studio.core.contract import HookReply
 from studio.core.findings import pointer
 from studio.core.json.deep import deep_json
+from studio.core.json.last_member import loads_with_last_member
 from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.worker_envelope import envelope_problem
@@ -104,12 +104,13 @@ def read_worker(
     if payload is None:
         reading.error = turn_error("worker_crashed", _ended_early(fn, result), **common)
         return reading
+    value_json = None
     try:
         if in_pieces and len(payload) > SMALL_ENVELOPE:
             envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
         else:
             with deep_json():
-                envelope = json.loads(payload)
+                envelope, value_json = loads_with_last_member(payload, "value")
     except ValueError:
         reading.error = turn_error(
             "channel_corrupted", f"the result frame of {fn} is not readable", **common
@@ -126,6 +127,7 @@ def read_worker(
     reading.extra = envelope.get("extra") or {}
     if envelope["status"] == "ok":
         reading.value = envelope.get("value")
+        reading.value_json = value_json
         return reading
     details = envelope.get("details") or {}
     frames = [Frame(**f) for f in details.pop("frames", []) or []]

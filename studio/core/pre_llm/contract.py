@@ -34,9 +34,22 @@ from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import HookRef, TurnError, turn_error
 from studio.core.workspace.folder import WorkspaceFileError
 
-# The hook's input as bytes, by request identity: a sample run again on the same loop is
-# encoded once.
+# By request identity: a sample run again is encoded, and its request checked, once.
+_request_texts: IdentityCache[bytes] = IdentityCache(8)
 _inputs: IdentityCache[bytes] = IdentityCache(8)
+_request_findings: IdentityCache[list[Finding]] = IdentityCache(8)
+
+
+def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, bytes]:
+    """The request's JSON text and the hook's input ``{"request": ..., "loop": {"name": ...}}``
+    built around it: the same bytes as encoding the input whole."""
+    text = _request_texts.get(request, lambda: json_bytes(request, in_pieces))
+    encoded = _inputs.get(
+        request,
+        lambda: b'{"request":' + text + b',"loop":' + json_bytes({"name": loop}) + b"}",
+        extra=loop,
+    )
+    return text, encoded
 
 
 class _RunFields(TypedDict):
@@ -147,15 +160,12 @@ class PreLlmContract(Contract):
         )
         if found:
             raise RunStopped(config_error(job.workspace.agent_label, found, loop=loop))
+        request_text, encoded = _input_bytes(request, loop, job.in_pieces)
         reply = await call_hook(
             HookCall(
                 source=chosen,
                 hook=hook,
-                encoded=_inputs.get(
-                    request,
-                    lambda: json_bytes({"request": request, "loop": {"name": loop}}, job.in_pieces),
-                    extra=loop,
-                ),
+                encoded=encoded,
                 timeout_ms=timeout_ms,
                 loop=loop,
                 api="adf",
@@ -164,7 +174,13 @@ class PreLlmContract(Contract):
         )
         output = reply.output_fields(hook)
         calls = calls_from_log(reply.extra.get("calls"))
-        error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop)
+        # Read from the very text that was sent: the same JSON value as the request, so what
+        # holds for the request (its findings, its hash) holds for it.
+        unchanged = reply.error is None and reply.value_json == request_text
+        known = (
+            _request_findings.get(request, lambda: validate_request(request)) if unchanged else None
+        )
+        error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop, known)
         if error is not None:
             return RunOutcome(
                 status="turn_error",
@@ -188,6 +204,7 @@ class PreLlmContract(Contract):
                 loop=loop,
                 applied=True,
                 in_pieces=job.in_pieces,
+                unchanged=unchanged,
             ),
             warnings=[
                 *reply.warnings,
@@ -221,9 +238,15 @@ def _names(names: list[str], shown: int = 8) -> str:
 
 
 def _invalid_request(
-    returned: Any, duration_ms: float, hook: HookRef, loop: str
+    returned: Any,
+    duration_ms: float,
+    hook: HookRef,
+    loop: str,
+    findings: list[Finding] | None = None,
 ) -> TurnError | None:
-    found = errors(validate_request(returned))
+    """The turn error of a returned request that breaks a rule; ``findings``, when known, are
+    those of ``returned``."""
+    found = errors(validate_request(returned) if findings is None else findings)
     if not found:
         return None
     first = found[0]

@@ -71,9 +71,12 @@ def pre_llm_decision_record(
     loop: str,
     applied: bool,
     in_pieces: bool = False,
+    unchanged: bool = False,
 ) -> dict[str, Any]:
     """What the hook decided, as counts, names and hashes. ``returned`` is None when the hook
-    did not run or failed; then nothing is sealed."""
+    did not run or failed; then nothing is sealed. ``unchanged``: the studio read ``returned``
+    from the very JSON text it sent as ``original``, so the two are the same JSON value (same
+    types, numbers and key order) and what is known of ``original`` holds for it."""
     before_tools = _tool_names(original)
     record: dict[str, Any] = {
         "contract": "pre_llm",
@@ -92,19 +95,25 @@ def pre_llm_decision_record(
         return record
     after_tools = _tool_names(sent)
     # Always from the bytes the studio received: nothing a worker says about them is taken.
-    record["requestHashAfter"] = request_hash(sent, in_pieces)
+    # A returned request is new each run: hashed without the cache, which would keep it alive.
+    same = sent is original or unchanged
+    record["requestHashAfter"] = (
+        record["requestHashBefore"] if same else _hash_or_none(sent, in_pieces)
+    )
     record["changed"] = {
-        key: _differs(
+        key: not same
+        and _differs(
             original.get(key) if isinstance(original, dict) else None,
             sent.get(key) if isinstance(sent, dict) else None,
         )
         for key in ("system", "messages", "tools", "options")
     }
     record["messages"]["after"] = _length(sent, "messages")
+    before_set, after_set = set(before_tools), set(after_tools)
     record["tools"].update(
         after=len(after_tools),
-        added=[n for n in after_tools if n not in set(before_tools)],
-        removed=[n for n in before_tools if n not in set(after_tools)],
+        added=[n for n in after_tools if n not in before_set],
+        removed=[n for n in before_tools if n not in after_set],
     )
     record["optionsChanged"] = _changed_option_keys(original, sent)
     record["sealedRequestId"] = new_sealed_request_id()

@@ -1,0 +1,81 @@
+"""A pre-LLM hook that returns its request unchanged: the decision record and the checks say
+what they say of any returned request, whether or not the studio recognises the unchanged text.
+
+The request hash is SHA-256 of the request's compact JSON with sorted keys (decision record,
+``requestHashBefore`` / ``requestHashAfter``); JSON tells ``1`` from ``1.0`` and ``true``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+from tests.support.workspaces import REQUEST, write_json
+
+ECHO = "def main(p):\n    return p['request']\n"
+
+
+def sorted_json_hash(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def hook(workspace, name: str, text: str) -> str:
+    (workspace.root / "lib" / name).write_text(text)
+    return f"lib/{name}"
+
+
+def sample(workspace, name: str, request: object) -> str:
+    write_json(workspace.root / "samples" / f"{name}.json", {"loop": "main", "request": request})
+    return name
+
+
+def test_an_echoed_request_keeps_its_hash_and_changes_nothing(workspace, runner):
+    source = hook(workspace, "echo.py", ECHO)
+    for _ in range(2):  # the second run meets the request already encoded and hashed
+        outcome = runner.run(hook=source)
+        assert outcome.status == "ok", outcome.turn_error
+        assert outcome.result == REQUEST
+        decision = outcome.decision_record
+        assert decision["requestHashBefore"] == sorted_json_hash(REQUEST)
+        assert decision["requestHashAfter"] == sorted_json_hash(REQUEST)
+        assert decision["changed"] == dict.fromkeys(
+            ("system", "messages", "tools", "options"), False
+        )
+        assert decision["tools"] == {"before": 2, "after": 2, "added": [], "removed": []}
+        assert decision["messages"] == {"before": 3, "after": 3}
+        assert decision["optionsChanged"] == []
+        assert decision["sealedRequestId"].startswith("request_")
+        assert outcome.warnings == []
+
+
+def test_numbers_equal_in_python_but_not_in_json_change_the_hash(workspace, runner):
+    request = copy.deepcopy(REQUEST)
+    request["options"] = {"maxTokens": 100, "temperature": 0.0}
+    name = sample(workspace, "numbers", request)
+    source = hook(
+        workspace,
+        "floats.py",
+        "def main(p):\n"
+        "    r = p['request']\n"
+        "    r['options'] = {'maxTokens': 100.0, 'temperature': -0.0}\n"
+        "    return r\n",
+    )
+    outcome = runner.run(name, hook=source)
+    assert outcome.status == "ok", outcome.turn_error
+    returned = {**request, "options": {"maxTokens": 100.0, "temperature": -0.0}}
+    assert returned == request
+    decision = outcome.decision_record
+    assert decision["requestHashBefore"] == sorted_json_hash(request)
+    assert decision["requestHashAfter"] == sorted_json_hash(returned)
+    assert decision["requestHashAfter"] != decision["requestHashBefore"]
+
+
+def test_a_request_with_its_keys_in_another_order_has_the_same_hash(workspace, runner):
+    source = hook(
+        workspace, "reorder.py", "def main(p):\n    return dict(reversed(p['request'].items()))\n"
+    )
+    outcome = runner.run(hook=source)
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(REQUEST)
