@@ -3,8 +3,10 @@ and never before whoever asked could listen."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +79,26 @@ def test_an_answer_known_at_once_is_never_given_inside_the_call(
     qtbot.waitUntil(lambda: job.done)
     assert [kind for kind, _ in said] == ["failed"]
     assert isinstance(said[0][1], RuntimeError) and "shut down" in str(said[0][1])
+
+
+def test_a_job_answered_before_submit_returns_is_still_heard(
+    qtbot: QtBot, bridge: EngineBridge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The worst timing: the engine has finished the work before submit even attaches its
+    # callback, so the callback runs at once, on the GUI thread, inside submit.
+    def finished_at_once(coro: Coroutine[Any, Any, Any]) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(asyncio.run(coro))
+        return future
+
+    monkeypatch.setattr(bridge, "_schedule", finished_at_once)
+    job = bridge.submit(len, "ready")
+    assert not job.done  # nothing was said before the caller held the job
+    said = heard(job)
+    with qtbot.waitSignal(job.finished, timeout=10_000) as finished:
+        pass
+    assert finished.args == [5]
+    assert said == [("started", None), ("finished", 5)]
 
 
 def test_a_cancelled_job_says_nothing_more(qtbot: QtBot, bridge: EngineBridge) -> None:
