@@ -6,6 +6,10 @@ The view observes a ``RecordStore`` and owns no data: every read and write of th
 of the engine bridge, off the GUI thread, and a job for a store no longer shown is cancelled. A
 reload keeps the selection and the scroll position.
 
+A large store stays quick: the newest page of runs is read and painted first, every run after;
+the table is handed rows as it scrolls (see ``records_model``); past ``INLINE_ROWS`` runs, each
+filter and sort is a bridge job too, the latest request wins and at most one runs at a time.
+
 Keyboard: the main window's Find (Ctrl+F) calls ``focus_filter``; Enter on a row opens its
 detail; Ctrl+E exports; Delete clears the payloads of the selected runs (after confirmation).
 """
@@ -13,6 +17,7 @@ detail; Ctrl+E exports; Delete clears the payloads of the selected runs (after c
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -64,12 +69,21 @@ from studio.ui.record_table import (
     SAMPLE,
     TIME,
     ElideLeftDelegate,
-    RecordFilterProxy,
-    RecordTableModel,
-    RowSet,
     outcome_label,
-    prepare_row_set,
     time_label,
+)
+from studio.ui.records_model import RecordsModel
+from studio.ui.records_rows import (
+    Arranged,
+    FirstPage,
+    Load,
+    Loaded,
+    Ordered,
+    RowFilter,
+    Selection,
+    arrange,
+    load_first_page,
+    load_rows,
 )
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.run_comparison import RunComparison, run_title
@@ -77,6 +91,8 @@ from studio.ui.run_comparison import RunComparison, run_title
 EXPORT_NAME = "records.jsonl"
 _COLUMN_WIDTHS = {TIME: 118, CONTRACT: 120, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
 _DETAIL_DELAY_MS = 40
+FIRST_PAGE = 200
+"""Runs read first, to paint the table while the rest are read."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +107,6 @@ class _ViewState:
 
 
 # --- work done off the GUI thread -----------------------------------------------------------
-
-
-def _load_rows(store: RecordStore, column: int, order: Qt.SortOrder) -> RowSet:
-    return prepare_row_set(store.list(), column, order)
 
 
 def _load_runs(store: RecordStore, run_ids: list[str]) -> list[RunOutcome | None]:
@@ -146,6 +158,10 @@ def _plural(count: int, word: str) -> str:
 class RecordsView(QWidget):
     open_source = Signal(str, int)
 
+    INLINE_ROWS = 5_000
+    """Up to this many runs, a filter or sort is applied at once on the GUI thread (a few
+    milliseconds); beyond, it is a bridge job."""
+
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -156,6 +172,12 @@ class RecordsView(QWidget):
         self._loading = False
         self._reload_wanted = False
         self._busy = False
+        self._loaded: Loaded | None = None
+        self._ordered: Ordered | None = None
+        self._loading_total: int | None = None
+        self._generation = 0
+        self._select_job: Job | None = None
+        self._select_wanted = False
 
         self._build()
         self._update_actions()
@@ -242,12 +264,11 @@ class RecordsView(QWidget):
         bar.addWidget(export_button)
         bar.addWidget(clear_button)
 
-        self._model = RecordTableModel(self)
-        self._proxy = RecordFilterProxy(self)
-        self._proxy.setSourceModel(self._model)
+        self._model = RecordsModel(self)
+        self._model.sort_requested.connect(self._on_sort_requested)
         table = QTableView()
         table.setObjectName("recordsTable")
-        table.setModel(self._proxy)
+        table.setModel(self._model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -275,7 +296,7 @@ class RecordsView(QWidget):
         # row, on every paint: with 10,000 rows selected that is 70,000 calls into this Python
         # model (a sixth of a second). Sections are never highlighted, so the header gets a
         # selection model of its own that stays empty.
-        self._header_selection = QItemSelectionModel(self._proxy, self)
+        self._header_selection = QItemSelectionModel(self._model, self)
         header.setSelectionModel(self._header_selection)
         header.setSortIndicator(TIME, Qt.SortOrder.DescendingOrder)
         table.setSortingEnabled(True)
@@ -354,11 +375,17 @@ class RecordsView(QWidget):
             job.cancel()
         self._jobs = []
         self._detail_job = None
+        self._select_job = None
+        self._select_wanted = False
+        self._loaded = None
+        self._ordered = None
+        self._loading_total = None
+        self._generation += 1
         self._loading = False
         self._reload_wanted = False
         self._busy = False
         self._detail_timer.stop()
-        self._model.set_rows([])
+        self._model.clear()
         self._fill_outcomes(set())
         self._detail.set_workspace_root(workspace.root if workspace else None)
         self._pages.setCurrentWidget(self._detail)
@@ -380,10 +407,23 @@ class RecordsView(QWidget):
             return
         self._loading = True
         self._reload_wanted = False
-        model = self._model
-        self._submit(
-            self._on_rows_loaded, _load_rows, self._store, model.sort_column, model.sort_order
-        )
+        if self._loaded is None and self._model.fetched == 0 and self._newest_first_unfiltered():
+            self._generation += 1
+            generation = self._generation
+            self._submit(
+                lambda page, error: self._on_first_page(generation, page, error),
+                load_first_page,
+                self._store,
+                FIRST_PAGE,
+                generation,
+            )
+        else:
+            self._load_everything()
+
+    @property
+    def filter_pending(self) -> bool:
+        """Whether the rows shown are still to follow the filter, the sort or a reload."""
+        return self._loading or self._select_job is not None or self._loaded is None
 
     def focus_filter(self) -> None:
         self._filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -402,6 +442,47 @@ class RecordsView(QWidget):
         return job
 
     # ---- rows ----------------------------------------------------------------------------------
+    def _row_filter(self) -> RowFilter:
+        return RowFilter.of(
+            self._filter.text(), self._contract_box.currentData(), self._outcome_box.currentData()
+        )
+
+    def _newest_first_unfiltered(self) -> bool:
+        model = self._model
+        return model.sort_column == TIME and model.descending and not self._row_filter().active
+
+    def _load_everything(self) -> None:
+        assert self._store is not None
+        self._generation += 1
+        generation = self._generation
+        model = self._model
+        self._submit(
+            lambda loaded, error: self._on_rows_loaded(generation, loaded, error),
+            load_rows,
+            self._store,
+            self._row_filter(),
+            model.sort_column,
+            model.descending,
+            generation,
+        )
+
+    def _on_first_page(
+        self, generation: int, page: FirstPage | None, error: BaseException | None
+    ) -> None:
+        if error is not None or page is None:
+            self._loading = False
+            self._set_message(f"The runs could not be read: {error}", error=True)
+            return
+        if page.load is not None:  # every run there is
+            self._on_rows_loaded(generation, page.load, None)
+            return
+        if self._loaded is None and self._newest_first_unfiltered():
+            by_id = {summary.run_id: row for row, summary in enumerate(page.rows)}
+            self._show_selection(Selection(page.rows, by_id, TIME, True, RowFilter()))
+            self._loading_total = page.total
+            self._update_count()
+        self._load_everything()
+
     def _capture_state(self) -> _ViewState:
         table = self._table
         selected = tuple(self._selected_ids())
@@ -416,24 +497,20 @@ class RecordsView(QWidget):
             horizontal=table.horizontalScrollBar().value(),
         )
 
-    def _proxy_row(self, run_id: str | None) -> int | None:
-        if run_id is None:
-            return None
-        source = self._model.row_of(run_id)
-        if source is None:
-            return None
-        index = self._proxy.mapFromSource(self._model.index(source, 0))
-        return index.row() if index.isValid() else None
+    def _view_row(self, run_id: str | None) -> int | None:
+        """The table row of ``run_id``, handed to the table if it was not yet."""
+        row = self._model.row_of(run_id)
+        if row is not None:
+            self._model.fetch_to(row)
+        return row
 
     def _restore_state(self, state: _ViewState) -> None:
         table = self._table
-        model = self._proxy
-        proxy_of = {source: row for row, source in enumerate(model.source_rows())}
-        rows = sorted(
-            proxy_of[source]
-            for source in map(self._model.row_of, state.selected)
-            if source is not None and source in proxy_of
-        )
+        model = self._model
+        wanted = [model.row_of(run_id) for run_id in state.selected]
+        rows = sorted(row for row in wanted if row is not None)
+        if rows:
+            model.fetch_to(rows[-1])
         selection = QItemSelection()
         last = model.columnCount() - 1
         for start, end in _runs(rows):
@@ -441,30 +518,46 @@ class RecordsView(QWidget):
         flags = QItemSelectionModel.SelectionFlag
         selection_model = table.selectionModel()
         selection_model.select(selection, flags.ClearAndSelect | flags.Rows)
-        current = self._proxy_row(state.current)
+        current = self._view_row(state.current)
         if current is not None:
             selection_model.setCurrentIndex(model.index(current, 0), flags.NoUpdate)
         table.doItemsLayout()  # the scroll range of the new rows, now rather than on next paint
         if state.at_top:
             table.scrollToTop()
         else:
-            top = self._proxy_row(state.top_run)
+            top = self._view_row(state.top_run)
             if top is not None:
+                table.doItemsLayout()
                 table.scrollTo(model.index(top, 0), QAbstractItemView.ScrollHint.PositionAtTop)
         table.horizontalScrollBar().setValue(state.horizontal)
 
-    def _on_rows_loaded(self, rows: RowSet | None, error: BaseException | None) -> None:
+    def _show_selection(self, selection: Selection) -> None:
+        state = self._capture_state()
+        if self._model.set_selection(selection):
+            self._restore_state(state)
+
+    def _on_rows_loaded(
+        self, generation: int, load: Load | None, error: BaseException | None
+    ) -> None:
         self._loading = False
-        if error is not None or rows is None:
+        if error is not None or load is None:
             self._set_message(f"The runs could not be read: {error}", error=True)
         else:
-            state = self._capture_state()
-            self._fill_outcomes(set(rows.kinds))
-            self._model.set_rows(rows)
-            self._restore_state(state)
+            loaded = self._loaded = load.loaded
+            self._ordered = load.arranged.ordered
+            # A hundred thousand rows are a few hundred thousand objects without cycles (freed
+            # by reference counting); each full pass of the cycle collector over them would
+            # hold the interpreter lock, and the window, for tens of milliseconds. Frozen, they
+            # are skipped.
+            gc.freeze()
+            self._fill_outcomes(set(loaded.kinds))
+            if generation == self._generation:
+                self._show_selection(load.arranged.selection)
+            else:  # the filter or the sort changed while the runs were read
+                self._select()
             self._update_count()
             self._update_actions()
-            if not rows.rows:
+            if not loaded.rows:
                 self._detail.show_placeholder(
                     "No runs yet. Run a hook on a sample (Ctrl+Return) and its record shows here."
                 )
@@ -476,29 +569,69 @@ class RecordsView(QWidget):
             self.refresh()
 
     def _update_count(self) -> None:
-        total = self._model.rowCount()
-        shown = self._proxy.rowCount()
+        shown = len(self._model.rows)
         if self._store is None:
             text = ""
-        elif shown == total:
-            text = _plural(total, "run")
+        elif self._loaded is None:
+            total = self._loading_total
+            text = f"Loading {_plural(total, 'run')}…" if total is not None else ""
+        elif shown == len(self._loaded.rows):
+            text = _plural(shown, "run")
         else:
-            text = f"{shown:,} of {_plural(total, 'run')} shown"
+            text = f"{shown:,} of {_plural(len(self._loaded.rows), 'run')} shown"
         selected = self._selected_count()
         if selected > 1:
             text += f" · {selected:,} selected"
         self._count.setText(text)
 
-    # ---- filters ----------------------------------------------------------------------------
+    # ---- filters and sort ----------------------------------------------------------------------
     def _on_filter_changed(self, *_: Any) -> None:
-        self._proxy.set_filters(
-            self._filter.text(), self._contract_box.currentData(), self._outcome_box.currentData()
+        self._select()
+
+    def _on_sort_requested(self, *_: Any) -> None:
+        self._select()
+
+    def _select(self) -> None:
+        """Show the loaded runs the filter keeps, in the current sort."""
+        self._generation += 1
+        loaded = self._loaded
+        if loaded is None:
+            return  # the load under way picks the new filter up when it is done
+        if self._select_job is not None:
+            self._select_wanted = True  # the newest request runs once this one is done
+            return
+        model = self._model
+        args = (
+            loaded,
+            self._ordered,
+            self._row_filter(),
+            model.sort_column,
+            model.descending,
+            self._generation,
         )
+        if len(loaded.rows) <= self.INLINE_ROWS:
+            self._apply(arrange(*args))
+            return
+        self._select_job = self._submit(self._on_arranged, arrange, *args)
+
+    def _on_arranged(self, arranged: Arranged | None, error: BaseException | None) -> None:
+        self._select_job = None
+        if error is not None or arranged is None:
+            self._set_message(f"The runs could not be filtered: {error}", error=True)
+        elif not self._select_wanted and arranged.selection.generation == self._generation:
+            self._apply(arranged)
+        if self._select_wanted:
+            self._select_wanted = False
+            self._select()
+
+    def _apply(self, arranged: Arranged) -> None:
+        self._ordered = arranged.ordered
+        self._show_selection(arranged.selection)
         self._update_count()
         self._update_actions()
 
     def _on_filter_return(self) -> None:
-        if self._proxy.rowCount() == 0:
+        if self._model.rowCount() == 0:
             return
         self._table.setFocus(Qt.FocusReason.OtherFocusReason)
         if not self._table.currentIndex().isValid():
@@ -518,15 +651,11 @@ class RecordsView(QWidget):
         rows: set[int] = set()
         for selected in self._selection():
             rows.update(range(selected.top(), selected.bottom() + 1))
-        if not rows:
-            return []
-        shown = self._proxy.source_rows()
         model_rows = self._model.rows
-        return [model_rows[shown[row]].run_id for row in sorted(rows) if row < len(shown)]
+        return [model_rows[row].run_id for row in sorted(rows) if row < len(model_rows)]
 
     def _shown_ids(self) -> list[str]:
-        model_rows = self._model.rows
-        return [model_rows[source].run_id for source in self._proxy.source_rows()]
+        return [summary.run_id for summary in self._model.rows]
 
     def _current_run_id(self) -> str | None:
         index = self._table.currentIndex()
@@ -594,11 +723,11 @@ class RecordsView(QWidget):
         run_ids = self._compare.run_ids
         if not 0 <= index < len(run_ids):
             return
-        row = self._proxy_row(run_ids[index])
+        row = self._view_row(run_ids[index])
         if row is not None:
             flags = QItemSelectionModel.SelectionFlag
             selection = self._table.selectionModel()
-            selection.setCurrentIndex(self._proxy.index(row, 0), flags.ClearAndSelect | flags.Rows)
+            selection.setCurrentIndex(self._model.index(row, 0), flags.ClearAndSelect | flags.Rows)
         self._pages.setCurrentWidget(self._detail)
 
     # ---- export ------------------------------------------------------------------------------
@@ -645,7 +774,7 @@ class RecordsView(QWidget):
         self._clear_payloads(ids, f"the {_plural(len(ids), 'selected run')}")
 
     def _on_clear_all(self) -> None:
-        total = self._model.rowCount()
+        total = len(self._loaded.rows) if self._loaded else 0
         if total:
             self._clear_payloads(None, "all runs" if total != 1 else "the one run")
 
@@ -684,12 +813,12 @@ class RecordsView(QWidget):
     def _update_actions(self) -> None:
         has_store = self._store is not None
         selected = self._selected_count() if has_store else 0
-        shown = self._proxy.rowCount() if has_store else 0
+        shown = len(self._model.rows) if has_store else 0
         self._compare_action.setEnabled(selected == 2)
         self._export_action.setEnabled(has_store and not self._busy and (selected or shown) > 0)
         self._clear_selected_action.setEnabled(has_store and not self._busy and selected > 0)
         self._clear_all_action.setEnabled(
-            has_store and not self._busy and self._model.rowCount() > 0
+            has_store and not self._busy and bool(self._loaded and self._loaded.rows)
         )
         self._clear_button.setEnabled(
             self._clear_selected_action.isEnabled() or self._clear_all_action.isEnabled()

@@ -1,0 +1,279 @@
+"""Which runs the Records view shows, and in what order: the filter and the sort over every
+stored run, as plain Python meant to run off the GUI thread.
+
+The words a free-text filter looks in (a run's *haystack*) are built once per load, and the
+rows are kept in the order shown: a keystroke only keeps rows, in C-level passes (see
+``_kept``), so the worker holds the interpreter lock, which the GUI thread needs to paint,
+for a millisecond or two at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from itertools import compress, repeat
+from operator import and_, contains, eq, itemgetter
+from typing import Any
+
+from studio.core.records.store import RecordStore, RecordSummary
+from studio.ui.contract_views import contract_label
+from studio.ui.record_table import (
+    CONTRACT,
+    DURATION,
+    HEADERS,
+    HOOK,
+    LOOP,
+    OUTCOME,
+    SAMPLE,
+    TIME,
+    outcome_label,
+    short_time_label,
+    time_label,
+)
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """Every word of ``text`` must occur in the run's haystack; ``contract`` is matched exactly;
+    ``outcome`` is a status (``turn_error`` matches every kind) or ``turn_error/<kind>``."""
+
+    words: tuple[str, ...] = ()
+    contract: str | None = None
+    outcome: str | None = None
+
+    @classmethod
+    def of(
+        cls, text: str | None = None, contract: str | None = None, outcome: str | None = None
+    ) -> RowFilter:
+        return cls(tuple((text or "").casefold().split()), contract, outcome)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.words or self.contract or self.outcome)
+
+    def keeps(self, summary: RecordSummary) -> bool:
+        """Whether the contract and outcome parts let ``summary`` through."""
+        if self.contract is not None and summary.contract != self.contract:
+            return False
+        if self.outcome is None:
+            return True
+        if "/" in self.outcome:
+            return summary.status_label == self.outcome
+        return summary.status == self.outcome
+
+
+def haystack(summary: RecordSummary, today: date) -> str:
+    """What a free-text filter searches: the run id, the contract's name and label, every cell
+    of the row as shown, the full start time and the status."""
+    return "\n".join(
+        (
+            summary.run_id,
+            summary.contract,
+            short_time_label(summary.started_at, today),
+            contract_label(summary.contract),
+            summary.hook_label or "—",
+            summary.loop or "—",
+            summary.sample or "—",
+            outcome_label(summary.status, summary.error_kind),
+            time_label(summary.started_at),
+            summary.status_label,
+        )
+    ).casefold()
+
+
+def haystacks(rows: Sequence[RecordSummary], today: date | None = None) -> list[str]:
+    """The haystack of each of ``rows``, in order."""
+    today = today or date.today()
+    return [haystack(summary, today) for summary in rows]
+
+
+def _sort_key(column: int) -> Callable[[RecordSummary], Any]:
+    """The key of ``column``, as the table shows it; ties follow the run's age."""
+    if column == DURATION:
+        return lambda s: (s.duration_ms, s.started_at, s.run_id)
+    if column == CONTRACT:
+        labels: dict[str, str] = {}
+
+        def by_contract(s: RecordSummary) -> Any:
+            label = labels.get(s.contract)
+            if label is None:
+                label = labels[s.contract] = contract_label(s.contract).casefold()
+            return (label, s.started_at, s.run_id)
+
+        return by_contract
+    if column == HOOK:
+        return lambda s: ((s.hook_label or "").casefold(), s.started_at, s.run_id)
+    if column == LOOP:
+        return lambda s: ((s.loop or "").casefold(), s.started_at, s.run_id)
+    if column == SAMPLE:
+        return lambda s: ((s.sample or "").casefold(), s.started_at, s.run_id)
+    if column == OUTCOME:
+        return lambda s: (
+            outcome_label(s.status, s.error_kind).casefold(),
+            s.started_at,
+            s.run_id,
+        )
+    return lambda s: (s.started_at, s.run_id)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Every stored run, newest first (as the store lists them), with their haystacks and the
+    turn error kinds among them (for the outcome filter)."""
+
+    rows: list[RecordSummary]
+    haystacks: list[str]
+    kinds: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """The loaded runs and their haystacks in the order of ``column``, so that a filter only
+    has to keep rows (a sort is needed only when the order changes)."""
+
+    rows: list[RecordSummary]
+    haystacks: list[str]
+    column: int
+    descending: bool
+
+    @classmethod
+    def of(cls, loaded: Loaded, column: int, descending: bool) -> Ordered:
+        rows, texts = loaded.rows, loaded.haystacks
+        if column == TIME or not 0 <= column < len(HEADERS):
+            if descending:
+                return cls(rows, texts, TIME, True)
+            return cls(rows[::-1], texts[::-1], TIME, False)
+        keys = list(map(_sort_key(column), rows))
+        order = sorted(range(len(rows)), key=keys.__getitem__, reverse=descending)
+        return cls(
+            list(map(rows.__getitem__, order)),
+            list(map(texts.__getitem__, order)),
+            column,
+            descending,
+        )
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The runs shown, in order, with the row of each; ``generation`` names the request."""
+
+    rows: list[RecordSummary]
+    by_id: dict[str, int]
+    column: int
+    descending: bool
+    row_filter: RowFilter
+    generation: int = 0
+
+
+# A filter runs as C-level passes (map, compress) over pieces of this many rows: a piece is a
+# millisecond or two with the interpreter lock held, and the GUI thread gets the lock between
+# pieces.
+_PIECE = 8192
+_RUN_ID = itemgetter(0)
+_CONTRACT = itemgetter(2)
+_STATUS = itemgetter(3)
+_KIND = itemgetter(4)
+
+
+def _kept(rows: list[RecordSummary], texts: list[str], row_filter: RowFilter) -> list[Any]:
+    if not row_filter.active:
+        return list(rows)
+    status, _, kind = (row_filter.outcome or "").partition("/")
+    kept: list[RecordSummary] = []
+    for start in range(0, len(rows), _PIECE):
+        piece = rows[start : start + _PIECE]
+        masks: list[Iterator[bool]] = []
+        if row_filter.contract is not None:
+            masks.append(map(eq, map(_CONTRACT, piece), repeat(row_filter.contract)))
+        if row_filter.outcome:
+            masks.append(map(eq, map(_STATUS, piece), repeat(status)))
+            if kind:
+                masks.append(map(eq, map(_KIND, piece), repeat(kind)))
+        if row_filter.words:
+            hay = texts[start : start + _PIECE]
+            masks.extend(map(contains, hay, repeat(word)) for word in row_filter.words)
+        mask = masks[0]
+        for more in masks[1:]:
+            mask = map(and_, mask, more)
+        kept.extend(compress(piece, mask))
+    return kept
+
+
+def _rows_by_id(rows: list[RecordSummary]) -> dict[str, int]:
+    by_id: dict[str, int] = {}
+    for start in range(0, len(rows), _PIECE):
+        piece = rows[start : start + _PIECE]
+        by_id.update(zip(map(_RUN_ID, piece), range(start, start + len(piece)), strict=True))
+    return by_id
+
+
+def select_rows(ordered: Ordered, row_filter: RowFilter, generation: int = 0) -> Selection:
+    """The runs of ``ordered`` that ``row_filter`` keeps, in its order."""
+    rows = _kept(ordered.rows, ordered.haystacks, row_filter)
+    return Selection(
+        rows=rows,
+        by_id=_rows_by_id(rows),
+        column=ordered.column,
+        descending=ordered.descending,
+        row_filter=row_filter,
+        generation=generation,
+    )
+
+
+@dataclass(frozen=True)
+class Arranged:
+    """The loaded runs in the order asked for, and those of them the filter keeps."""
+
+    ordered: Ordered
+    selection: Selection
+
+
+def arrange(
+    loaded: Loaded,
+    ordered: Ordered | None,
+    row_filter: RowFilter,
+    column: int,
+    descending: bool,
+    generation: int = 0,
+) -> Arranged:
+    """Sort ``loaded`` when ``ordered`` is not already in that order, then filter."""
+    if ordered is None or (ordered.column, ordered.descending) != (column, descending):
+        ordered = Ordered.of(loaded, column, descending)
+    return Arranged(ordered, select_rows(ordered, row_filter, generation))
+
+
+@dataclass(frozen=True)
+class Load:
+    """What a reload brings: every run, and them arranged for the view."""
+
+    loaded: Loaded
+    arranged: Arranged
+
+
+def load_rows(
+    store: RecordStore, row_filter: RowFilter, column: int, descending: bool, generation: int
+) -> Load:
+    """Every stored run, their haystacks, and them arranged for the view's sort and filter."""
+    rows = store.list()
+    loaded = Loaded(rows, haystacks(rows), frozenset(filter(None, map(_KIND, rows))))
+    return Load(loaded, arrange(loaded, None, row_filter, column, descending, generation))
+
+
+@dataclass(frozen=True)
+class FirstPage:
+    """The newest runs, enough to fill the table while every run is being read; ``load`` when
+    they are every run there is."""
+
+    rows: list[RecordSummary]
+    total: int
+    load: Load | None = None
+
+
+def load_first_page(store: RecordStore, size: int, generation: int) -> FirstPage:
+    rows = store.list(size + 1)
+    if len(rows) <= size:
+        loaded = Loaded(rows, haystacks(rows), frozenset(filter(None, map(_KIND, rows))))
+        load = Load(loaded, arrange(loaded, None, RowFilter(), TIME, True, generation))
+        return FirstPage(rows, len(rows), load)
+    return FirstPage(rows[:size], store.count())
