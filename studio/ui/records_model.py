@@ -63,6 +63,7 @@ class RecordsModel(QAbstractTableModel):
         self._rows: list[RecordSummary] = []
         self._by_id: dict[str, int] = {}
         self._fetched = 0
+        self._resetting = False
         self._sort_column = TIME
         self._sort_order = Qt.SortOrder.DescendingOrder
         self._today = date.today()
@@ -112,7 +113,13 @@ class RecordsModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows, self._by_id = rows, selection.by_id
         self._fetched = min(len(rows), FETCH_STEP)
-        self.endResetModel()
+        # Whoever listens to modelReset may ask for more rows from inside it; rows inserted
+        # before the reset has been announced to every listener would reach some of them first.
+        self._resetting = True
+        try:
+            self.endResetModel()
+        finally:
+            self._resetting = False
         return True
 
     def clear(self) -> None:
@@ -136,10 +143,10 @@ class RecordsModel(QAbstractTableModel):
 
     # ---- fetching ----------------------------------------------------------------------------
     def canFetchMore(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
-        return not parent.isValid() and self._fetched < len(self._rows)
+        return not parent.isValid() and not self._resetting and self._fetched < len(self._rows)
 
     def fetchMore(self, parent: AnyIndex = QModelIndex()) -> None:  # noqa: B008
-        if not parent.isValid():
+        if not parent.isValid() and not self._resetting:
             self._fetch(FETCH_STEP)
 
     def _fetch(self, count: int) -> None:

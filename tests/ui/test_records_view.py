@@ -4,13 +4,13 @@ clearing payloads and reloading; every read and write goes through the engine br
 from __future__ import annotations
 
 import json
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QPoint, Qt
+from PySide6.QtCore import QItemSelectionModel, QPersistentModelIndex, QPoint, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -27,16 +27,12 @@ from studio.core.records.store import RecordStore, RecordSummary
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import Frame, HookRef, turn_error
 from studio.core.workspace.folder import Workspace
+from studio.ui import records_view as records_view_module
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail
-from studio.ui.record_table import (
-    DURATION,
-    RUN_ID_ROLE,
-    TIME,
-    RecordFilterProxy,
-    RecordTableModel,
-    prepare_rows,
-)
+from studio.ui.record_table import DURATION, RUN_ID_ROLE, TIME
+from studio.ui.records_model import FETCH_STEP, RecordsModel
+from studio.ui.records_rows import Loaded, RowFilter, Selection, arrange, haystacks
 from studio.ui.records_view import RecordsView
 from studio.ui.run_comparison import RunComparison
 from studio.ui.run_view import TAB_DIFF, TAB_ERROR, TAB_OUTPUT, TAB_RESULT
@@ -541,51 +537,207 @@ def test_without_a_store_the_view_is_empty(qtbot: QtBot, view: RecordsView) -> N
 # --- large stores ---------------------------------------------------------------------------------
 
 
-def test_ten_thousand_rows_reset_once_and_sort_and_filter_quickly(qtbot: QtBot) -> None:
-    summaries = [
-        RecordSummary(
-            run_id=f"r{i:05d}",
-            started_at=T0 + i,
-            contract=("pre_llm", "step", "chain")[i % 3],
-            status="turn_error" if i % 7 == 0 else "ok",
-            error_kind="exception" if i % 7 == 0 else None,
-            hook_source="lib/policy.py",
-            hook_function=f"hook_{i % 40}",
-            loop="main",
-            sample=f"sample-{i % 50}",
-            duration_ms=(i * 7919) % 10007 / 10,
-        )
-        for i in reversed(range(10_000))
-    ]
-    rows = prepare_rows(summaries)
-    model = RecordTableModel()
-    proxy = RecordFilterProxy()
-    proxy.setSourceModel(model)
+def summary(i: int, **fields: Any) -> RecordSummary:
+    """Run ``i`` of a large store: newer with each ``i``, every seventh a turn error."""
+    return RecordSummary(
+        run_id=f"r{i:05d}",
+        started_at=T0 + i,
+        contract=("pre_llm", "step", "chain")[i % 3],
+        status="turn_error" if i % 7 == 0 else "ok",
+        error_kind="exception" if i % 7 == 0 else None,
+        hook_source="lib/policy.py",
+        hook_function=f"hook_{i % 40}",
+        loop="main",
+        sample=f"sample-{i % 50}",
+        duration_ms=(i * 7919) % 10007 / 10,
+        **fields,
+    )
+
+
+def selection_of(rows: list[RecordSummary]) -> Selection:
+    by_id = {row.run_id: i for i, row in enumerate(rows)}
+    return Selection(rows, by_id, TIME, True, RowFilter())
+
+
+def test_the_model_hands_rows_to_the_table_in_pieces(qtbot: QtBot, qtmodeltester: Any) -> None:
+    rows = [summary(i) for i in reversed(range(1000))]
+    checked = RecordsModel()
+    checked.set_selection(selection_of(rows))
+    qtmodeltester.check(checked)  # Qt's model rules, fetching included
+    checked.set_selection(selection_of(rows[500:]))
+
+    model = RecordsModel()
+    model.set_selection(selection_of(rows))
+    assert model.rowCount() == FETCH_STEP and model.canFetchMore()
+    assert model.index(0, 0).data(RUN_ID_ROLE) == "r00999"
+    model.fetchMore()
+    assert model.rowCount() == 2 * FETCH_STEP
+    model.fetch_to(998)  # a run asked for by id (a selection to restore) is handed over
+    assert model.rowCount() == 999
+    model.fetchMore()
+    assert model.rowCount() == 1000 and not model.canFetchMore()
+
+    model = RecordsModel()
+    model.set_selection(selection_of(rows))
     table = QTableView()
     qtbot.addWidget(table)
-    table.setModel(proxy)
-    table.horizontalHeader().setSortIndicator(TIME, Qt.SortOrder.DescendingOrder)
-    table.setSortingEnabled(True)
-    table.resize(900, 400)
+    table.setModel(model)
+    table.resize(600, 300)
     table.show()
+    assert model.rowCount() == FETCH_STEP
+    table.scrollToBottom()  # the table asks for the next piece when it reaches the end
+    qtbot.waitUntil(lambda: model.rowCount() == 2 * FETCH_STEP)
+
+
+def test_every_run_arriving_behind_the_first_page_keeps_the_rows_shown(qtbot: QtBot) -> None:
+    model = RecordsModel()
+    rows = [summary(i) for i in reversed(range(1000))]
+    model.set_selection(selection_of(rows[:FETCH_STEP]))
+    kept = QPersistentModelIndex(model.index(3, 0))
     resets: list[int] = []
-    inserts: list[int] = []
     model.modelAboutToBeReset.connect(lambda: resets.append(1))
-    model.rowsAboutToBeInserted.connect(lambda *_: inserts.append(1))
+    cleared = rows[3]._replace(has_payload=False)
+    changed: list[int] = []
+    model.dataChanged.connect(lambda first, last, *_: changed.extend((first.row(), last.row())))
+    assert not model.set_selection(selection_of([*rows[:3], cleared, *rows[4:]]))
+    assert resets == [] and kept.isValid() and kept.row() == 3
+    assert changed == [3, 3]  # the cleared payload shows
+    assert model.index(3, 0).data(Qt.ItemDataRole.FontRole).italic()
+    assert model.rowCount() == FETCH_STEP and model.canFetchMore()
+    assert model.set_selection(selection_of(rows[1:]))  # a different start: a reset
+    assert resets == [1]
 
-    started = time.perf_counter()
-    model.set_rows(rows)
-    table.sortByColumn(DURATION, Qt.SortOrder.AscendingOrder)
-    proxy.set_filters("sample-7", None, "turn_error")
-    proxy.set_filters(None, None, None)
-    elapsed = time.perf_counter() - started
 
-    assert resets == [1] and inserts == []
-    assert proxy.rowCount() == 10_000
-    durations = [proxy.index(r, DURATION).data(Qt.ItemDataRole.UserRole + 1) for r in range(50)]
+def test_a_filter_and_a_sort_keep_the_rows_the_rule_says(qtbot: QtBot) -> None:
+    newest = [summary(i) for i in reversed(range(10_000))]
+    loaded = Loaded(newest, haystacks(newest), frozenset({"exception"}))
+    everything = arrange(loaded, None, RowFilter.of(), TIME, True)
+    assert [r.run_id for r in everything.selection.rows] == [r.run_id for r in newest]
+
+    wanted = RowFilter.of("SAMPLE-7", None, "turn_error")
+    by_duration = arrange(loaded, None, wanted, DURATION, False)
+    rows = by_duration.selection.rows
+    # Words match without regard to case; the samples go up to sample-49.
+    expected = [s for s in newest if s.sample == "sample-7" and s.status == "turn_error"]
+    assert sorted(r.run_id for r in rows) == sorted(r.run_id for r in expected)
+    durations = [r.duration_ms for r in rows]
     assert durations == sorted(durations)
-    # Generous for slow machines; it takes about 0.15 s on a laptop.
-    assert elapsed < 2.0, f"reset, sort and filter of 10,000 rows took {elapsed:.2f} s"
+    assert all(by_duration.selection.by_id[r.run_id] == i for i, r in enumerate(rows))
+
+    # The same order is reused when only the filter changes.
+    step = arrange(loaded, by_duration.ordered, RowFilter.of(None, "step", None), DURATION, False)
+    assert step.ordered is by_duration.ordered
+    assert all(r.contract == "step" for r in step.selection.rows)
+    assert len(step.selection.rows) == sum(1 for s in newest if s.contract == "step")
+    kinds = arrange(loaded, None, RowFilter.of("", None, "turn_error/exception"), TIME, False)
+    assert [r.run_id for r in kinds.selection.rows][:2] == ["r00000", "r00007"]  # oldest first
+    words = arrange(loaded, None, RowFilter.of("hook_3 sample-3", None, None), TIME, True)
+    assert all("hook_3" in r.hook_function and "sample-3" in r.sample for r in words.selection.rows)
+    assert len(words.selection.rows) == sum(
+        1 for s in newest if "hook_3" in s.hook_function and "sample-3" in s.sample
+    )
+
+
+@pytest.fixture
+def jobs_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every filter and sort of the view is a bridge job, as with a large store."""
+    monkeypatch.setattr(RecordsView, "INLINE_ROWS", 0)
+
+
+class Gate:
+    """Holds a function called off the GUI thread until opened; notes the threads it ran on."""
+
+    def __init__(self, function: Any) -> None:
+        self.function = function
+        self.opened = threading.Event()
+        self.entered = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def __call__(self, *args: Any) -> Any:
+        self.threads.append(threading.current_thread())
+        self.entered.set()
+        self.opened.wait(30)
+        return self.function(*args)
+
+
+def test_a_filter_typed_fast_ends_with_the_rows_of_the_last_text(
+    qtbot: QtBot, jobs_only: None, view: RecordsView
+) -> None:
+    field = view.findChild(QLineEdit, "recordsFilter")
+    field.setFocus()
+    qtbot.keyClicks(field, "lib/fail")
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(field, "l typo")
+    qtbot.waitUntil(lambda: not view.filter_pending)
+    assert run_ids(view) == ["run-b"]
+    assert view.findChild(QLabel, "recordsCount").text() == "1 of 4 runs shown"
+    field.clear()
+    qtbot.keyClicks(field, "reviewer")
+    qtbot.waitUntil(lambda: not view.filter_pending)
+    assert run_ids(view) == ["run-c"]
+
+
+def test_the_gui_thread_never_waits_for_a_filter(
+    qtbot: QtBot, jobs_only: None, view: RecordsView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(records_view_module.arrange)
+    monkeypatch.setattr(records_view_module, "arrange", gate)
+    field = view.findChild(QLineEdit, "recordsFilter")
+    qtbot.keyClicks(field, "typo")  # returns while the filter is held in a worker thread
+    qtbot.waitUntil(gate.entered.is_set)
+    assert view.filter_pending
+    assert run_ids(view) == NEWEST_FIRST  # the rows stay as they were until the answer
+    table_of(view).sortByColumn(DURATION, Qt.SortOrder.AscendingOrder)
+    gate.opened.set()
+    qtbot.waitUntil(lambda: not view.filter_pending)
+    assert run_ids(view) == ["run-b"]
+    assert gate.threads and threading.main_thread() not in gate.threads
+    field.clear()
+    qtbot.waitUntil(lambda: not view.filter_pending)
+    assert run_ids(view) == ["run-a", "run-c", "run-b", "run-d"]  # by duration, ascending
+
+
+def test_sorting_a_large_store_keeps_the_selection(
+    qtbot: QtBot, jobs_only: None, view: RecordsView
+) -> None:
+    select(view, "run-c")
+    table_of(view).sortByColumn(DURATION, Qt.SortOrder.DescendingOrder)
+    qtbot.waitUntil(lambda: not view.filter_pending)
+    assert run_ids(view) == ["run-d", "run-b", "run-c", "run-a"]
+    rows = table_of(view).selectionModel().selectedRows()
+    assert [r.data(RUN_ID_ROLE) for r in rows] == ["run-c"]
+    assert table_of(view).currentIndex().data(RUN_ID_ROLE) == "run-c"
+
+
+def test_the_newest_runs_show_while_the_rest_are_read(
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(6):
+        store.add(make_outcome(f"later-{i}", T0 + 100 + i))
+    monkeypatch.setattr(records_view_module, "FIRST_PAGE", 3)
+    gate = Gate(records_view_module.load_rows)
+    monkeypatch.setattr(records_view_module, "load_rows", gate)
+    widget = RecordsView(bridge)
+    qtbot.addWidget(widget)
+    widget.show()
+    try:
+        widget.set_store(store)
+        qtbot.waitUntil(gate.entered.is_set)
+        qtbot.waitUntil(lambda: table_of(widget).model().rowCount() == 3)
+        assert run_ids(widget) == ["later-5", "later-4", "later-3"]
+        assert widget.findChild(QLabel, "recordsCount").text() == "Loading 10 runs…"
+        assert widget.filter_pending
+        select(widget, "later-4")
+        gate.opened.set()
+        qtbot.waitUntil(lambda: widget.findChild(QLabel, "recordsCount").text() == "10 runs")
+        model = table_of(widget).model()
+        while model.canFetchMore():
+            model.fetchMore()
+        assert run_ids(widget) == [f"later-{i}" for i in reversed(range(6))] + NEWEST_FIRST
+        selected = table_of(widget).selectionModel().selectedRows()
+        assert [r.data(RUN_ID_ROLE) for r in selected] == ["later-4"]
+    finally:
+        widget.set_store(None)
 
 
 # --- a real run -----------------------------------------------------------------------------------
