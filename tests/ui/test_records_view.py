@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,14 @@ from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail
 from studio.ui.record_table import DURATION, RUN_ID_ROLE, TIME
 from studio.ui.records_model import FETCH_STEP, RecordsModel
-from studio.ui.records_rows import Loaded, RowFilter, Selection, arrange, haystacks
+from studio.ui.records_rows import (
+    Loaded,
+    RowFilter,
+    Selection,
+    arrange,
+    haystack,
+    haystacks,
+)
 from studio.ui.records_view import RecordsView
 from studio.ui.run_comparison import RunComparison
 from studio.ui.run_view import TAB_DIFF, TAB_ERROR, TAB_OUTPUT, TAB_RESULT
@@ -636,6 +644,24 @@ def test_a_filter_and_a_sort_keep_the_rows_the_rule_says(qtbot: QtBot) -> None:
     assert len(words.selection.rows) == sum(
         1 for s in newest if "hook_3" in s.hook_function and "sample-3" in s.sample
     )
+
+
+def test_the_haystacks_of_many_runs_find_the_words_of_each_run(qtbot: QtBot) -> None:
+    today = date.today()
+    noon = datetime.combine(today, datetime.min.time()).timestamp() + 12 * 3600
+    starts = [noon, noon - 3 * 86400, noon - 400 * 86400, noon - 40 * 86400]
+    runs = [
+        summary(i)._replace(started_at=start, run_id=f"Run-{i}") for i, start in enumerate(starts)
+    ]
+    runs.append(runs[0]._replace(run_id="chain-run", hook_source=None, sample="Straße", loop=None))
+    built = haystacks(runs, today)
+    for run, text in zip(runs, built, strict=True):
+        reference = haystack(run, today)
+        # A filter word holds no space: the same words are found when every piece of one
+        # text is found in the other.
+        assert all(piece in text for piece in reference.split()), run
+        assert all(piece in reference for piece in text.split()), run
+    assert "strasse" in built[-1] and "run-0" in built[0]
 
 
 @pytest.fixture
