@@ -272,6 +272,22 @@ class TestList:
         assert [s.started_at for s in store.list(2)] == [3.0, 2.0]
         assert store.count() == 3
 
+    def test_each_listed_run_is_its_stored_summary(self, store):
+        runs = [ok_run(started_at=1.0), failed_run(started_at=2.0), chain_run(started_at=3.0)]
+        for run in runs:
+            store.add(run)
+        store.clear_payloads([runs[1].run_id])
+        listed = store.list()
+        assert all(isinstance(s, RecordSummary) for s in listed)
+        assert listed == [store.get(run.run_id).summary for run in reversed(runs)]
+        assert [bool(s.has_payload) for s in listed] == [True, False, True]
+        failed = listed[1]
+        assert (failed.status_label, failed.hook_label) == (
+            "turn_error/exception",
+            "lib/policy.py:transform",
+        )
+        assert listed[0].hook_label is None  # a chain has no single hook
+
     def test_the_same_start_time_lists_the_later_addition_first(self, store):
         first, second = ok_run(started_at=5.0), ok_run(started_at=5.0)
         store.add(first)
