@@ -369,16 +369,22 @@ def enter_call(kept: Iterable[str], close_in_helpers: Iterable[int] = ()) -> Non
     for private in ("/tmp", "/dev/shm"):
         _cover(private, _below(private, kept), MS_NOSUID | MS_NODEV, "1777")
     _drop_privileges()
+    # The hook sees this process as its /proc/1: nothing of it may be read or written from there,
+    # neither its memory nor the standard streams it inherited (the fork server's stderr is the
+    # studio's). Both are settled before the hook exists; the hook gets the streams back.
+    streams = [os.dup(fd) for fd in (0, 1, 2)]
+    _to_null(0, 1, 2)
+    _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     hook = os.fork()
     if hook == 0:
+        _libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+        for fd, saved in enumerate(streams):
+            os.dup2(saved, fd)
+            os.close(saved)
         os.close(status_w)
         return
-    for fd in closing:
+    for fd in [*closing, *streams]:
         os.close(fd)
-    # The hook sees this process as its /proc/1: nothing of it may be read or written from there,
-    # neither its memory nor the standard streams it inherited from the fork server.
-    _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    _to_null(0, 1, 2)
     _wait_as_init(hook, status_w)
 
 

@@ -284,3 +284,14 @@ def test_a_process_a_typescript_module_hook_starts_ends_with_its_call(sample_wor
         assert runner.run("step-escalated", hook="lib/prepare.ts").status == "ok"
     finally:
         runner.close()
+
+
+def test_a_worker_forked_on_demand_cannot_reach_its_inits_streams_either(live):
+    async def at_once():
+        # More calls than spares: the last ones get workers forked for them, which start at once.
+        handles = [live.runner.start("basic", hook="lib/probes.py:reach_init") for _ in range(6)]
+        return [await handle.outcome() for handle in handles]
+
+    for outcome in live.call(at_once()):
+        seen = reported(outcome)
+        assert all(result.startswith("refused") for result in seen.values()), seen

@@ -95,8 +95,11 @@ def connect(payload):
 
 
 def kill_everything_visible(payload):
-    """Signal the parent and every process in sight; write to their standard streams."""
+    """Signal the parent and every process in sight; write to their standard streams. Only in
+    the sandbox (as its process 2): outside it, every process of the machine is in sight."""
     me = os.getpid()
+    if me != 2:
+        return _report(payload, {"refused to run": "not in a sandbox"})
     found = {}
     for pid in {*_visible_pids(), os.getppid()} - {me, 0}:
         for sig in (signal.SIGSTOP, signal.SIGKILL):
@@ -145,4 +148,17 @@ def home(payload):
             "credentials": _attempt(lambda: read(os.path.join(home, ".aws", "credentials"))),
             "listing": sorted(os.listdir(home)) if os.path.isdir(home) else "absent",
         },
+    )
+
+
+def reach_init(payload):
+    """Open the namespace's first process's streams (to append, never to truncate) at once."""
+
+    def append(path):
+        with open(path, "a") as f:
+            f.write("")
+
+    return _report(
+        payload,
+        {f"fd{fd}": _attempt(lambda fd=fd: append(f"/proc/1/fd/{fd}")) for fd in (0, 1, 2)},
     )
