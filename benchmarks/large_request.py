@@ -1,16 +1,20 @@
 """Large pre-LLM requests through the engine, against parsing and writing the same bytes.
 
     .venv/bin/python benchmarks/large_request.py [--runs 15] [--sizes 1,3,10]
-        [--sandbox on|off|both] [--json]
+        [--sandbox on|off|both] [--hook echo|edit|both] [--json]
 
-Builds a temporary workspace whose hook returns the request it gets, with one sample per size
-(megabytes of 10**6 bytes, the tool-loop request of ``tool_loop_request.py`` grown to the size),
-and runs each sample through the engine's ``Runner`` as ``hook-studio bench`` does: a fresh
-worker per run, the result read back, checked and given its decision record. The anchor is
-``json.loads`` plus ``json.dumps`` of the sample's own bytes, timed in the same process between
-the runs, so that both see the same machine. It prints the medians, their ratio (the goal is at
-most 2) and milliseconds per megabyte for each size (the goal: the same at every size). With
-``--sandbox both`` (the default) every size runs with the sandbox on (the default of
+Builds a temporary workspace with one sample per size (megabytes of 10**6 bytes, the tool-loop
+request of ``tool_loop_request.py`` grown to the size) and runs each sample through the engine's
+``Runner`` as ``hook-studio bench`` does: a fresh worker per run, the result read back, checked
+and given its decision record. The anchor is ``json.loads`` plus ``json.dumps`` of the sample's
+own bytes, timed in the same process between the runs, so that both see the same machine; the
+heap is collected before each timed step, so that neither pays for the other's garbage. It
+prints the medians, their ratio (the goal is at most 2) and milliseconds per megabyte for each
+size (the goal: the same at every size).
+
+``--hook echo`` is the trivial hook of the goal: it returns the request it gets. ``--hook edit``
+changes the system prompt, so the studio checks and hashes the whole returned request anew.
+``--sandbox both`` (the default) runs everything with the sandbox on (the default of
 hookstudio.json) and with ``"sandbox": {"enabled": false}``.
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import statistics
 import sys
@@ -33,6 +38,15 @@ from studio.engine.runner import Runner
 
 MB = 10**6
 GOAL_RATIO = 2.0
+HOOKS = {
+    "echo": "def main(payload):\n    return payload['request']\n",
+    "edit": (
+        "def main(payload):\n"
+        "    request = payload['request']\n"
+        "    request['system'] += ' Be brief.'\n"
+        "    return request\n"
+    ),
+}
 
 
 def request_of_rounds(rounds: int) -> dict[str, Any]:
@@ -66,7 +80,8 @@ def build_workspace(root: Path, samples: dict[str, bytes], sandbox: bool) -> Wor
     (root / "samples").mkdir()
     settings = {"version": 1, "sandbox": {"enabled": sandbox}}
     (root / "hookstudio.json").write_text(json.dumps(settings))
-    (root / "lib" / "echo.py").write_text("def main(payload):\n    return payload['request']\n")
+    for name, text in HOOKS.items():
+        (root / "lib" / f"{name}.py").write_text(text)
     agent = {"pre_llm_hook": {"source": "lib/echo.py"}, "limits": {"execution_timeout_ms": 60000}}
     (root / "agent.json").write_text(json.dumps(agent))
     for name, data in samples.items():
@@ -81,35 +96,41 @@ def anchor_ms(data: bytes) -> float:
 
 
 async def measure_mode(
-    workspace: Workspace, samples: dict[str, bytes], runs: int
+    workspace: Workspace, samples: dict[str, bytes], runs: int, hooks: list[str]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     runner = Runner(workspace)
     rows = []
     try:
         await runner.warm_up()
-        for name, data in samples.items():
-            for _ in range(2):
-                await runner.run(name)
-                anchor_ms(data)
-            trips: list[float] = []
-            anchors: list[float] = []
-            for _ in range(runs):
-                started = time.perf_counter()
-                outcome = await runner.run(name)
-                trips.append((time.perf_counter() - started) * 1000)
-                if outcome.status != "ok":
-                    error = outcome.turn_error
-                    raise SystemExit(f"{name}: the run ended {outcome.status}: {error}")
-                anchors.append(anchor_ms(data))
-            rows.append(
-                {
-                    "sample": name,
-                    "bytes": len(data),
-                    "runs": runs,
-                    "round_trip_ms": round(statistics.median(trips), 2),
-                    "anchor_ms": round(statistics.median(anchors), 2),
-                }
-            )
+        for hook in hooks:
+            source = f"lib/{hook}.py"
+            for name, data in samples.items():
+                for _ in range(2):
+                    await runner.run(name, hook=source)
+                    anchor_ms(data)
+                trips: list[float] = []
+                anchors: list[float] = []
+                for _ in range(runs):
+                    gc.collect()
+                    started = time.perf_counter()
+                    outcome = await runner.run(name, hook=source)
+                    trips.append((time.perf_counter() - started) * 1000)
+                    if outcome.status != "ok":
+                        error = outcome.turn_error
+                        raise SystemExit(f"{name}: the run ended {outcome.status}: {error}")
+                    del outcome
+                    gc.collect()
+                    anchors.append(anchor_ms(data))
+                rows.append(
+                    {
+                        "hook": hook,
+                        "sample": name,
+                        "bytes": len(data),
+                        "runs": runs,
+                        "round_trip_ms": round(statistics.median(trips), 2),
+                        "anchor_ms": round(statistics.median(anchors), 2),
+                    }
+                )
         notices = runner.sandbox_notices()
     finally:
         await runner.close()
@@ -121,6 +142,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--sizes", default="1,3,10", help="sample sizes in MB, comma-separated")
     parser.add_argument("--sandbox", choices=("on", "off", "both"), default="both")
+    parser.add_argument("--hook", choices=("echo", "edit", "both"), default="both")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [float(s) for s in args.sizes.split(",")]
@@ -130,7 +152,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for mode in modes:
             workspace = build_workspace(Path(tmp) / mode, samples, mode == "on")
-            measured, notices = asyncio.run(measure_mode(workspace, samples, args.runs))
+            hooks = ["echo", "edit"] if args.hook == "both" else [args.hook]
+            measured, notices = asyncio.run(measure_mode(workspace, samples, args.runs, hooks))
             sandbox = "fallback" if mode == "on" and notices else mode
             for row in measured:
                 mb = row["bytes"] / MB
@@ -151,7 +174,7 @@ def main() -> int:
     for row in rows:
         verdict = "ok" if row["ratio"] <= GOAL_RATIO else "over"
         print(
-            f"{row['sample']:>6} {row['bytes']:>11,} B  sandbox {row['sandbox']:<8}"
+            f"{row['hook']} {row['sample']:>6} {row['bytes']:>11,} B  sandbox {row['sandbox']:<8}"
             f" round trip {row['round_trip_ms']:8.2f} ms ({row['round_trip_ms_per_mb']:6.2f} ms/MB)"
             f"  anchor {row['anchor_ms']:7.2f} ms ({row['anchor_ms_per_mb']:5.2f} ms/MB)"
             f"  ratio {row['ratio']:5.2f} x {verdict}"

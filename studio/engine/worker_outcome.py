@@ -10,6 +10,7 @@ from studio.core.json.deep import deep_json
 from studio.core.json.last_member import loads_with_last_member
 from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
+from studio.engine.collector import collector_paused
 from studio.engine.worker_envelope import envelope_problem
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, unframe
@@ -109,7 +110,7 @@ def read_worker(
         if in_pieces and len(payload) > SMALL_ENVELOPE:
             envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
         else:
-            with deep_json():
+            with deep_json(), collector_paused():
                 envelope, value_json = loads_with_last_member(payload, "value")
     except ValueError:
         reading.error = turn_error(

@@ -74,8 +74,13 @@ def decode_message(data: bytes) -> dict[str, Any]:
     return message
 
 
+def frame_header(length: int) -> bytes:
+    """What goes before a payload of ``length`` bytes on the result channel."""
+    return FRAME_MAGIC + _LENGTH.pack(length)
+
+
 def frame(payload: bytes) -> bytes:
-    return FRAME_MAGIC + _LENGTH.pack(len(payload)) + payload
+    return frame_header(len(payload)) + payload
 
 
 class CorruptFrame(ValueError):

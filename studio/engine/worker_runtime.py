@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import gc
 import inspect
 import json
 import linecache
@@ -26,7 +27,7 @@ from typing import Any, NoReturn
 from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
-from studio.engine.worker_protocol import WorkerSpec, frame
+from studio.engine.worker_protocol import WorkerSpec, frame, frame_header
 
 INPUT_FD = 3
 RESULT_FD = 4
@@ -51,11 +52,16 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def _write_all(fd: int, pieces: list[bytes]) -> None:
+    """Write ``pieces`` one after the other, without joining them first."""
+    views = [memoryview(piece) for piece in pieces if piece]
+    while views:
+        written = os.writev(fd, views)
+        while views and written >= len(views[0]):
+            written -= len(views[0])
+            views.pop(0)
+        if written:
+            views[0] = views[0][written:]
 
 
 class _Worker:
@@ -267,12 +273,12 @@ def _argument(spec: WorkerSpec, payload: Any) -> Any:
     return payload
 
 
-def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> bytes:
-    """The envelope as JSON text, the value last."""
+def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> list[bytes]:
+    """The envelope as JSON text, the value last, in pieces: a large value is not copied."""
     head = json.dumps(envelope_head, separators=(",", ":"), default=str).encode()
     if value_json is None:
-        return head
-    return head[:-1] + b',"value":' + value_json + b"}"
+        return [head]
+    return [head[:-1], b',"value":', value_json, b"}"]
 
 
 def _serialise_result(value: Any) -> bytes:
@@ -300,14 +306,27 @@ def _serialise_result(value: Any) -> bytes:
         ) from None
 
 
+def _read_input() -> Any:
+    """The argument, parsed with the collector paused: a large request is a great many new
+    containers, each pass over them wasted (none of them is garbage yet). Frozen afterwards,
+    so that collections while the hook runs leave them alone too."""
+    gc.disable()
+    try:
+        with deep_json():
+            payload = json.loads(_read_all(INPUT_FD))
+        os.close(INPUT_FD)
+        gc.freeze()
+    finally:
+        gc.enable()
+    return payload
+
+
 def run_worker(spec: WorkerSpec) -> NoReturn:
     """The whole life of a worker after the fork. Never returns."""
     worker = _Worker(spec)
     status = 0
     try:
-        with deep_json():
-            payload = json.loads(_read_all(INPUT_FD))
-        os.close(INPUT_FD)
+        payload = _read_input()
         argument = _argument(spec, payload)
         try:
             value = worker.run(argument)
@@ -379,9 +398,9 @@ def _exception_message(function: str, exc: BaseException, frames: list[dict[str,
     return f"`{function}` raised {type(exc).__name__}{': ' + text if text else ''}{where}"
 
 
-def _send_and_exit(envelope: bytes, status: int) -> NoReturn:
+def _send_and_exit(envelope: list[bytes], status: int) -> NoReturn:
     try:
-        _write_all(RESULT_FD, frame(envelope))
+        _write_all(RESULT_FD, [frame_header(sum(map(len, envelope))), *envelope])
         os.close(RESULT_FD)
     except OSError:
         status = 70
