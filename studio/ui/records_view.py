@@ -151,6 +151,16 @@ def _runs(rows: Sequence[int]) -> Iterator[tuple[int, int]]:
         yield start, previous
 
 
+class _RecordsTable(QTableView):
+    """Select All takes every run shown, also those the table has not been handed yet."""
+
+    def selectAll(self) -> None:
+        model = self.model()
+        if isinstance(model, RecordsModel):
+            model.fetch_to(len(model.rows) - 1)
+        super().selectAll()
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
@@ -266,7 +276,7 @@ class RecordsView(QWidget):
 
         self._model = RecordsModel(self)
         self._model.sort_requested.connect(self._on_sort_requested)
-        table = QTableView()
+        table = _RecordsTable()
         table.setObjectName("recordsTable")
         table.setModel(self._model)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -28,6 +28,7 @@ from studio.core.records.store import RecordStore, RecordSummary
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import Frame, HookRef, turn_error
 from studio.core.workspace.folder import Workspace
+from studio.ui import records_model as records_model_module
 from studio.ui import records_view as records_view_module
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail
@@ -733,6 +734,42 @@ def test_sorting_a_large_store_keeps_the_selection(
     rows = table_of(view).selectionModel().selectedRows()
     assert [r.data(RUN_ID_ROLE) for r in rows] == ["run-c"]
     assert table_of(view).currentIndex().data(RUN_ID_ROLE) == "run-c"
+
+
+def test_select_all_takes_the_runs_not_yet_handed_to_the_table(
+    qtbot: QtBot,
+    bridge: EngineBridge,
+    store: RecordStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(records_model_module, "FETCH_STEP", 2)
+    target = tmp_path / "all.jsonl"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *_: (str(target), "")))
+    for i in range(60):
+        store.add(make_outcome(f"more-{i:02d}", T0 + 100 + i))
+    widget = RecordsView(bridge)
+    qtbot.addWidget(widget)
+    widget.resize(1300, 300)
+    widget.show()
+    try:
+        widget.set_store(store)
+        count = widget.findChild(QLabel, "recordsCount")
+        qtbot.waitUntil(lambda: count.text() == "64 runs")
+        table = table_of(widget)
+        # The table takes pieces until its window is full, not every run.
+        assert table.model().rowCount() < 64 and table.model().canFetchMore()
+        table.setFocus()
+        qtbot.keyClick(table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        assert len(table.selectionModel().selectedRows()) == 64
+        assert count.text() == "64 runs · 64 selected"
+        qtbot.keyClick(table, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+        message = widget.findChild(QLabel, "recordsMessage")
+        qtbot.waitUntil(lambda: message.text().startswith("Exported"))
+        exported = [json.loads(line)["run_id"] for line in target.read_text().splitlines()]
+        assert exported == [f"more-{i:02d}" for i in reversed(range(60))] + NEWEST_FIRST
+    finally:
+        widget.set_store(None)
 
 
 def test_the_newest_runs_show_while_the_rest_are_read(
