@@ -203,16 +203,29 @@ class EngineBridge(QObject):
             store.write_in_pieces = True
         self._runner = Runner(workspace, store=store, cooperative=True)
         self._store = store
-        runner = self._runner
 
         async def swap() -> None:
             # One swap at a time: a runner must not be closed while it is still starting.
             async with self._swap_lock:
                 if old is not None:
                     await old.close()
-                await runner.warm_up()
 
         self._schedule(swap())
+
+    def warm_up(self) -> None:
+        """Get the open workspace's runtimes ready ahead of its first run. Not part of
+        :meth:`open_workspace`: starting them takes the interpreter from the GUI thread, so the
+        window asks once it is on screen (a run needs no warm-up, only waits for its runtime)."""
+        runner = self._runner
+        if runner is None:
+            return
+
+        async def warm() -> None:
+            async with self._swap_lock:
+                if runner is self._runner:  # a workspace opened since has its own runner
+                    await runner.warm_up()
+
+        self._schedule(warm())
 
     @property
     def runner(self) -> Runner | None:

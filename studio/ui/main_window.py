@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from PySide6.QtCore import QByteArray, QFileSystemWatcher, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
+from PySide6.QtCore import QByteArray, QEvent, QFileSystemWatcher, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -50,15 +50,18 @@ from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions, runtime_for
 from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
-from studio.ui.history_sample_dialog import HistorySampleDialog, history_sample_enabled
 from studio.ui.hook_editor import HookEditor
-from studio.ui.import_request_dialog import ImportRequestDialog
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
-from studio.ui.settings_dialog import SettingsDialog
 from studio.ui.source_view import SourceView
 from studio.ui.workspace_panel import WorkspacePanel
+
+if TYPE_CHECKING:
+    # The dialogs are imported when first opened: they are not needed to show the window.
+    from studio.ui.history_sample_dialog import HistorySampleDialog
+    from studio.ui.import_request_dialog import ImportRequestDialog
+    from studio.ui.settings_dialog import SettingsDialog
 
 APP_NAME = "Hook Studio"
 FUTURE_LOOP = "future-loop"
@@ -102,6 +105,7 @@ class MainWindow(QMainWindow):
         self._next_group = 1
         self._closing = False
         self._save_job: Job | None = None
+        self._on_screen = False
 
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
@@ -176,6 +180,27 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.workspace_dock], [230], Qt.Orientation.Horizontal)
         self._restore_layout()
         self._update_title()
+
+    # ---- first paint ---------------------------------------------------------------------
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self._on_screen:
+            # After the whole first paint, not inside it.
+            QTimer.singleShot(0, self, self._now_on_screen)
+        return super().event(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # Should no paint reach the window itself (children covering all of it), a moment
+        # after it is shown will do.
+        QTimer.singleShot(1000, self, self._now_on_screen)
+
+    def _now_on_screen(self) -> None:
+        """The runtimes warm up only once the window is painted: starting them competes with
+        drawing it for the interpreter."""
+        if self._on_screen:
+            return
+        self._on_screen = True
+        self.bridge.warm_up()
 
     # ---- construction --------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -375,6 +400,8 @@ class MainWindow(QMainWindow):
         self._sources()
         self.hook_editor.set_source_lookup(self._source_file)
         self.bridge.open_workspace(workspace, store)
+        if self._on_screen:
+            self.bridge.warm_up()
         self.workspace_panel.set_workspace(workspace)
         self.source_view.set_workspace(workspace)
         self.sample_editor.set_workspace(workspace)
@@ -393,6 +420,8 @@ class MainWindow(QMainWindow):
 
     def import_request(self) -> ImportRequestDialog | None:
         """The Import request dialog; the sample it writes is selected."""
+        from studio.ui.import_request_dialog import ImportRequestDialog
+
         if self.workspace is None:
             self.statusBar().showMessage("Open a workspace to import a request into", 4000)
             return None
@@ -414,6 +443,8 @@ class MainWindow(QMainWindow):
     def new_sample_from_history(self) -> HistorySampleDialog | None:
         """The New sample from history dialog of an .adf agent; the sample it writes is
         selected."""
+        from studio.ui.history_sample_dialog import HistorySampleDialog, history_sample_enabled
+
         if not history_sample_enabled(self.workspace):
             self.statusBar().showMessage("Open an .adf agent to use its history", 4000)
             return None
@@ -432,7 +463,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Created {samples.name}/{name}.json from the history", 4000)
 
     def _on_workspace_kind(self, workspace: Workspace) -> None:
-        self.history_sample_action.setEnabled(history_sample_enabled(workspace))
+        self.history_sample_action.setEnabled(workspace.kind == "adf")
         self.agent_log_dock.set_workspace(workspace)
 
     def _declared_loops(self) -> list[str]:
@@ -1030,6 +1061,8 @@ class MainWindow(QMainWindow):
 
     # ---- settings ---------------------------------------------------------------------------
     def edit_settings(self) -> SettingsDialog:
+        from studio.ui.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.settings.node, self.bridge, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self._keep_node(dialog.node()))

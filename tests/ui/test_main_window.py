@@ -450,3 +450,20 @@ def test_an_agent_without_an_execution_limit_is_a_finding_beside_a_valid_hook(
     ]
     assert editor.effective.text() == "no effective time: the agent has no valid limit"
     win.close()
+
+
+def test_the_runtimes_warm_up_once_the_window_is_on_screen(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    warmed: list[object] = []
+    monkeypatch.setattr(win.bridge, "warm_up", lambda: warmed.append(win.bridge.runner))
+    assert win.open_workspace(sample_workspace)
+    assert warmed == []  # not while the window is still to be drawn
+    win.show()
+    qtbot.waitUntil(lambda: bool(warmed), timeout=WAIT_MS)
+    assert warmed == [win.bridge.runner]
+    assert win.open_workspace(sample_workspace)  # on screen: a new workspace warms up at once
+    assert len(warmed) == 2 and warmed[1] is win.bridge.runner
+    win.close()
