@@ -60,8 +60,8 @@ class RecordsModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
+        self._selection = Selection([], [], TIME, True, _NO_FILTER)
         self._rows: list[RecordSummary] = []
-        self._by_id: dict[str, int] = {}
         self._fetched = 0
         self._resetting = False
         self._sort_column = TIME
@@ -74,6 +74,10 @@ class RecordsModel(QAbstractTableModel):
     def rows(self) -> list[RecordSummary]:
         """Every row of the selection, fetched or not."""
         return self._rows
+
+    @property
+    def selection(self) -> Selection:
+        return self._selection
 
     @property
     def fetched(self) -> int:
@@ -101,7 +105,7 @@ class RecordsModel(QAbstractTableModel):
             a.run_id == b.run_id for a, b in zip(shown, rows, strict=False)
         )
         if same_start and shown:
-            self._rows, self._by_id = rows, selection.by_id
+            self._selection, self._rows = selection, rows
             # Same runs, but a payload may have been cleared since.
             changed = [i for i, (a, b) in enumerate(zip(shown, rows, strict=False)) if a != b]
             if changed:
@@ -111,7 +115,7 @@ class RecordsModel(QAbstractTableModel):
             self._fetch(FETCH_STEP - self._fetched)
             return False
         self.beginResetModel()
-        self._rows, self._by_id = rows, selection.by_id
+        self._selection, self._rows = selection, rows
         self._fetched = min(len(rows), FETCH_STEP)
         # Whoever listens to modelReset may ask for more rows from inside it; rows inserted
         # before the reset has been announced to every listener would reach some of them first.
@@ -123,11 +127,11 @@ class RecordsModel(QAbstractTableModel):
         return True
 
     def clear(self) -> None:
-        self.set_selection(Selection([], {}, self._sort_column, self.descending, _NO_FILTER))
+        self.set_selection(Selection([], [], self._sort_column, self.descending, _NO_FILTER))
 
     def row_of(self, run_id: str | None) -> int | None:
         """The row of ``run_id`` among every row of the selection (fetched or not)."""
-        return None if run_id is None else self._by_id.get(run_id)
+        return None if run_id is None else self._selection.by_id.get(run_id)
 
     def fetch_to(self, row: int) -> None:
         """Hand the view every row up to ``row``."""

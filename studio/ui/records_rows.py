@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from itertools import compress, repeat
+from functools import cached_property
+from itertools import compress, count, repeat
 from operator import and_, contains, eq, ge, itemgetter, lt, mul, not_
 from typing import Any
 
@@ -53,6 +54,16 @@ class RowFilter:
     @property
     def active(self) -> bool:
         return bool(self.words or self.contract or self.outcome)
+
+    def narrows(self, other: RowFilter) -> bool:
+        """Whether every run this filter keeps is kept by ``other`` too."""
+        if other.contract is not None and self.contract != other.contract:
+            return False
+        if other.outcome is not None and not (
+            self.outcome == other.outcome or (self.outcome or "").startswith(other.outcome + "/")
+        ):
+            return False
+        return all(any(word in mine for mine in self.words) for word in other.words)
 
     def keeps(self, summary: RecordSummary) -> bool:
         """Whether the contract and outcome parts let ``summary`` through."""
@@ -221,14 +232,22 @@ class Ordered:
 
 @dataclass(frozen=True)
 class Selection:
-    """The runs shown, in order, with the row of each; ``generation`` names the request."""
+    """The runs shown, in order; ``texts`` their haystacks (``None`` when not at hand), and
+    ``ordered`` the order they were kept from. ``generation`` names the request."""
 
     rows: list[RecordSummary]
-    by_id: dict[str, int]
+    texts: list[str] | None
     column: int
     descending: bool
     row_filter: RowFilter
     generation: int = 0
+    ordered: Ordered | None = None
+
+    @cached_property
+    def by_id(self) -> dict[str, int]:
+        """The row of each run; built when first asked for (a reload that keeps a selection),
+        as a keystroke does not need it."""
+        return dict(zip(map(_RUN_ID, self.rows), count()))
 
 
 # A filter runs as C-level passes (map, compress) over pieces of this many rows: a piece is a
@@ -241,13 +260,18 @@ _STATUS = itemgetter(3)
 _KIND = itemgetter(4)
 
 
-def _kept(rows: list[RecordSummary], texts: list[str], row_filter: RowFilter) -> list[Any]:
+def _kept(
+    rows: list[RecordSummary], texts: list[str], row_filter: RowFilter
+) -> tuple[list[RecordSummary], list[str]]:
+    """The rows ``row_filter`` keeps, and their haystacks."""
     if not row_filter.active:
-        return list(rows)
+        return rows, texts
     status, _, kind = (row_filter.outcome or "").partition("/")
     kept: list[RecordSummary] = []
+    kept_texts: list[str] = []
     for start in range(0, len(rows), _PIECE):
         piece = rows[start : start + _PIECE]
+        hay = texts[start : start + _PIECE]
         masks: list[Iterator[bool]] = []
         if row_filter.contract is not None:
             masks.append(map(eq, map(_CONTRACT, piece), repeat(row_filter.contract)))
@@ -255,34 +279,42 @@ def _kept(rows: list[RecordSummary], texts: list[str], row_filter: RowFilter) ->
             masks.append(map(eq, map(_STATUS, piece), repeat(status)))
             if kind:
                 masks.append(map(eq, map(_KIND, piece), repeat(kind)))
-        if row_filter.words:
-            hay = texts[start : start + _PIECE]
-            masks.extend(map(contains, hay, repeat(word)) for word in row_filter.words)
-        mask = masks[0]
+        masks.extend(map(contains, hay, repeat(word)) for word in row_filter.words)
+        mask: Iterator[bool] = masks[0]
         for more in masks[1:]:
             mask = map(and_, mask, more)
-        kept.extend(compress(piece, mask))
-    return kept
+        keep = list(mask)
+        kept.extend(compress(piece, keep))
+        kept_texts.extend(compress(hay, keep))
+    return kept, kept_texts
 
 
-def _rows_by_id(rows: list[RecordSummary]) -> dict[str, int]:
-    by_id: dict[str, int] = {}
-    for start in range(0, len(rows), _PIECE):
-        piece = rows[start : start + _PIECE]
-        by_id.update(zip(map(_RUN_ID, piece), range(start, start + len(piece)), strict=True))
-    return by_id
-
-
-def select_rows(ordered: Ordered, row_filter: RowFilter, generation: int = 0) -> Selection:
-    """The runs of ``ordered`` that ``row_filter`` keeps, in its order."""
-    rows = _kept(ordered.rows, ordered.haystacks, row_filter)
+def select_rows(
+    ordered: Ordered,
+    row_filter: RowFilter,
+    generation: int = 0,
+    previous: Selection | None = None,
+) -> Selection:
+    """The runs of ``ordered`` that ``row_filter`` keeps, in its order. When ``previous`` was
+    kept from the same order by a filter that keeps every run this one keeps (a word typed
+    on), only its rows are looked at."""
+    rows, texts = ordered.rows, ordered.haystacks
+    if (
+        previous is not None
+        and previous.ordered is ordered
+        and previous.texts is not None
+        and row_filter.narrows(previous.row_filter)
+    ):
+        rows, texts = previous.rows, previous.texts
+    kept, kept_texts = _kept(rows, texts, row_filter)
     return Selection(
-        rows=rows,
-        by_id=_rows_by_id(rows),
+        rows=kept,
+        texts=kept_texts,
         column=ordered.column,
         descending=ordered.descending,
         row_filter=row_filter,
         generation=generation,
+        ordered=ordered,
     )
 
 
@@ -301,11 +333,13 @@ def arrange(
     column: int,
     descending: bool,
     generation: int = 0,
+    previous: Selection | None = None,
 ) -> Arranged:
-    """Sort ``loaded`` when ``ordered`` is not already in that order, then filter."""
+    """Sort ``loaded`` when ``ordered`` is not already in that order, then filter (narrowing
+    ``previous`` when it can, see ``select_rows``)."""
     if ordered is None or (ordered.column, ordered.descending) != (column, descending):
         ordered = Ordered.of(loaded, column, descending)
-    return Arranged(ordered, select_rows(ordered, row_filter, generation))
+    return Arranged(ordered, select_rows(ordered, row_filter, generation, previous))
 
 
 @dataclass(frozen=True)

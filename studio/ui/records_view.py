@@ -487,8 +487,7 @@ class RecordsView(QWidget):
             self._on_rows_loaded(generation, page.load, None)
             return
         if self._loaded is None and self._newest_first_unfiltered():
-            by_id = {summary.run_id: row for row, summary in enumerate(page.rows)}
-            self._show_selection(Selection(page.rows, by_id, TIME, True, RowFilter()))
+            self._show_selection(Selection(page.rows, None, TIME, True, RowFilter()))
             self._loading_total = page.total
             self._update_count()
         self._load_everything()
@@ -618,6 +617,7 @@ class RecordsView(QWidget):
             model.sort_column,
             model.descending,
             self._generation,
+            model.selection,
         )
         if len(loaded.rows) <= self.INLINE_ROWS:
             self._apply(arrange(*args))

@@ -564,8 +564,7 @@ def summary(i: int, **fields: Any) -> RecordSummary:
 
 
 def selection_of(rows: list[RecordSummary]) -> Selection:
-    by_id = {row.run_id: i for i, row in enumerate(rows)}
-    return Selection(rows, by_id, TIME, True, RowFilter())
+    return Selection(rows, None, TIME, True, RowFilter())
 
 
 def test_the_model_hands_rows_to_the_table_in_pieces(qtbot: QtBot, qtmodeltester: Any) -> None:
@@ -663,6 +662,38 @@ def test_the_haystacks_of_many_runs_find_the_words_of_each_run(qtbot: QtBot) -> 
         assert all(piece in text for piece in reference.split()), run
         assert all(piece in reference for piece in text.split()), run
     assert "strasse" in built[-1] and "run-0" in built[0]
+
+
+def test_a_word_typed_on_narrows_the_rows_already_kept(qtbot: QtBot) -> None:
+    newest = [summary(i) for i in reversed(range(2_000))]
+    loaded = Loaded(newest, haystacks(newest), frozenset({"exception"}))
+    ordered = arrange(loaded, None, RowFilter.of(), DURATION, True).ordered
+    typed = ["s", "sa", "sample-1", "sample-1 hook_", "sample-1 hook_2", "sample-1 hook_", "zzz"]
+    previous = None
+    for text in typed:
+        fresh = arrange(loaded, ordered, RowFilter.of(text), DURATION, True).selection
+        step = arrange(loaded, ordered, RowFilter.of(text), DURATION, True, 0, previous)
+        assert step.selection.rows == fresh.rows, text
+        assert step.selection.texts == fresh.texts, text
+        previous = step.selection
+    assert previous is not None and previous.rows == []  # "zzz" is in no run
+
+
+def test_which_filters_narrow_another() -> None:
+    def narrows(new: RowFilter, old: RowFilter) -> bool:
+        return new.narrows(old)
+
+    assert narrows(RowFilter.of("refund"), RowFilter.of("ref"))
+    assert narrows(RowFilter.of("ref main"), RowFilter.of("main"))
+    assert not narrows(RowFilter.of("ref"), RowFilter.of("refund"))  # a word taken back
+    assert narrows(RowFilter.of("", "step"), RowFilter.of())
+    assert not narrows(RowFilter.of(), RowFilter.of("", "step"))
+    assert not narrows(RowFilter.of("", "chain"), RowFilter.of("", "step"))
+    assert narrows(
+        RowFilter.of("", None, "turn_error/timeout"), RowFilter.of("", None, "turn_error")
+    )
+    assert not narrows(RowFilter.of("", None, "turn_error"), RowFilter.of("", None, "turn_error/x"))
+    assert not narrows(RowFilter.of("", None, "ok"), RowFilter.of("", None, "turn_error"))
 
 
 @pytest.fixture
