@@ -65,8 +65,13 @@ window.show()
 app.exec()
 """
 )
+# As ``hook-studio`` starts: the studio's Qt-free modules before Qt, then the application.
 STUDIO_PROBE = (
-    _PAINT_PROBE
+    """
+from studio.ui.app import import_before_qt
+import_before_qt()
+"""
+    + _PAINT_PROBE
     + """
 from pathlib import Path
 from studio.core.app_settings import AppSettings
@@ -163,11 +168,13 @@ def _run_until(condition: Any, seconds: float = 120.0) -> None:
 
 def stall_during_run(workspace: Path, runs: int) -> list[float]:
     """The longest GUI-thread gap of each of ``runs`` runs on the 5 MB sample, in this process."""
+    from studio.ui.app import import_before_qt, show_window
+
+    import_before_qt()
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
     from studio.core.app_settings import AppSettings
-    from studio.ui.app import show_window
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     window = show_window(AppSettings(), None, workspace)
