@@ -47,6 +47,10 @@ class HookCall:
     argument: Any = None
     encoded: bytes | None = None
     """The argument already as JSON bytes (a sample run again is encoded once)."""
+    echo: bytes | None = None
+    """The JSON text of what the hook returns when it changes nothing (a pre-LLM hook's
+    request, as sent). A runtime that gets back exactly this text need not read it again; it
+    says so with :attr:`HookReply.echoed`."""
     timeout_ms: float = 30_000
     loop: str | None = None
     api: HookApi | None = None
@@ -79,10 +83,9 @@ class HookReply:
     warnings: list[dict[str, str]] = field(default_factory=list)
     """What the runtime noticed about the call without failing it (``path``, ``message``), as
     :attr:`RunOutcome.warnings` holds them."""
-    value_json: bytes | None = None
-    """The exact JSON text (UTF-8) that :attr:`value` was read from, when the runtime can tell
-    it apart in what the worker sent: a contract compares it with what it sent to know that the
-    value came back unchanged."""
+    echoed: bool = False
+    """The hook returned exactly :attr:`HookCall.echo`: :attr:`value` was left unread (None),
+    since the caller holds that value already."""
 
     def output_fields(self, hook: HookRef) -> OutputFields:
         """The RunOutcome fields that say what the worker printed and which hook it ran."""

@@ -67,6 +67,7 @@ class PythonRuntime(HookRuntime):
         return read_worker(
             result,
             in_pieces=self.in_pieces,
+            echo=call.echo,
             hook=hook,
             loop=call.loop,
             timeout_ms=call.timeout_ms,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from studio.core.contract import HookReply
 from studio.core.findings import pointer
 from studio.core.json.deep import deep_json
-from studio.core.json.last_member import loads_with_last_member
 from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.collector import collector_paused
@@ -40,6 +40,7 @@ def read_worker(
     output_limit: int,
     result_limit: int,
     in_pieces: bool = False,
+    echo: bytes | None = None,
 ) -> HookReply:
     reading = HookReply(
         stdout=text(result.stdout),
@@ -105,13 +106,15 @@ def read_worker(
     if payload is None:
         reading.error = turn_error("worker_crashed", _ended_early(fn, result), **common)
         return reading
-    value_json = None
     try:
-        if in_pieces and len(payload) > SMALL_ENVELOPE:
+        envelope = _echoed_envelope(payload, echo)
+        if envelope is not None:
+            reading.echoed = True
+        elif in_pieces and len(payload) > SMALL_ENVELOPE:
             envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
         else:
             with deep_json(), collector_paused():
-                envelope, value_json = loads_with_last_member(payload, "value")
+                envelope = json.loads(payload)
     except ValueError:
         reading.error = turn_error(
             "channel_corrupted", f"the result frame of {fn} is not readable", **common
@@ -127,8 +130,7 @@ def read_worker(
         return reading
     reading.extra = envelope.get("extra") or {}
     if envelope["status"] == "ok":
-        reading.value = envelope.get("value")
-        reading.value_json = value_json
+        reading.value = None if reading.echoed else envelope.get("value")
         return reading
     details = envelope.get("details") or {}
     frames = [Frame(**f) for f in details.pop("frames", []) or []]
@@ -142,6 +144,35 @@ def read_worker(
         **common,
     )
     return reading
+
+
+_VALUE_MEMBER = b',"value":'
+
+
+def _echoed_envelope(payload: bytes, echo: bytes | None) -> dict[str, Any] | None:
+    """The envelope of an ok frame whose value is exactly the text ``echo``, with that value
+    unread (None); None for any other frame.
+
+    Only the head before the value is parsed. If it reads as an object, with ``}`` after it,
+    then ``,"value":`` plus the JSON text ``echo`` plus ``}`` after it read as that object with
+    one more member, ``value``, whose value is ``echo``'s (a repeated key takes the last)."""
+    if echo is None:
+        return None
+    cut = len(payload) - 1 - len(echo) - len(_VALUE_MEMBER)
+    if not (
+        cut > 1
+        # Plain UTF-8 from the start, so that the head and the echo are read the same way.
+        and payload.startswith(b'{"')
+        and payload.endswith(b"}")
+        and payload.startswith(_VALUE_MEMBER, cut)
+        and payload.startswith(echo, cut + len(_VALUE_MEMBER))
+    ):
+        return None
+    with deep_json():
+        head = json.loads(payload[:cut] + b"}")
+    if not isinstance(head, dict) or head.get("status") != "ok":
+        return None
+    return {**head, "value": None}
 
 
 def _ended_early(fn: str, result: WorkerResult) -> str:

@@ -166,6 +166,7 @@ class PreLlmContract(Contract):
                 source=chosen,
                 hook=hook,
                 encoded=encoded,
+                echo=request_text,
                 timeout_ms=timeout_ms,
                 loop=loop,
                 api="adf",
@@ -174,18 +175,20 @@ class PreLlmContract(Contract):
         )
         output = reply.output_fields(hook)
         calls = calls_from_log(reply.extra.get("calls"))
-        # Read from the very text that was sent: the same JSON value as the request, so what
-        # holds for the request (its findings, its hash) holds for it.
-        unchanged = reply.error is None and reply.value_json == request_text
+        # The very text that was sent came back: the same JSON value as the request (types,
+        # numbers, key order), so the request stands for it, with its findings and its hash.
+        returned = request if reply.echoed else reply.value
         known = (
-            _request_findings.get(request, lambda: validate_request(request)) if unchanged else None
+            _request_findings.get(request, lambda: validate_request(request))
+            if reply.echoed
+            else None
         )
-        error = reply.error or _invalid_request(reply.value, reply.duration_ms, hook, loop, known)
+        error = reply.error or _invalid_request(returned, reply.duration_ms, hook, loop, known)
         if error is not None:
             return RunOutcome(
                 status="turn_error",
                 turn_error=error,
-                rejected=reply.value if error.kind == "invalid_result" else None,
+                rejected=returned if error.kind == "invalid_result" else None,
                 decision_record=pre_llm_decision_record(
                     request, None, loop=loop, applied=True, in_pieces=job.in_pieces
                 ),
@@ -194,7 +197,6 @@ class PreLlmContract(Contract):
                 **base,
                 **output,
             )
-        returned = reply.value
         return RunOutcome(
             status="ok",
             result=returned,
@@ -204,7 +206,6 @@ class PreLlmContract(Contract):
                 loop=loop,
                 applied=True,
                 in_pieces=job.in_pieces,
-                unchanged=unchanged,
             ),
             warnings=[
                 *reply.warnings,

@@ -71,12 +71,10 @@ def pre_llm_decision_record(
     loop: str,
     applied: bool,
     in_pieces: bool = False,
-    unchanged: bool = False,
 ) -> dict[str, Any]:
     """What the hook decided, as counts, names and hashes. ``returned`` is None when the hook
-    did not run or failed; then nothing is sealed. ``unchanged``: the studio read ``returned``
-    from the very JSON text it sent as ``original``, so the two are the same JSON value (same
-    types, numbers and key order) and what is known of ``original`` holds for it."""
+    did not run or failed; then nothing is sealed. ``returned`` may be ``original`` itself
+    (the hook sent back the very text it got)."""
     before_tools = _tool_names(original)
     record: dict[str, Any] = {
         "contract": "pre_llm",
@@ -96,7 +94,7 @@ def pre_llm_decision_record(
     after_tools = _tool_names(sent)
     # Always from the bytes the studio received: nothing a worker says about them is taken.
     # A returned request is new each run: hashed without the cache, which would keep it alive.
-    same = sent is original or unchanged
+    same = sent is original
     record["requestHashAfter"] = (
         record["requestHashBefore"] if same else _hash_or_none(sent, in_pieces)
     )
