@@ -47,7 +47,7 @@ class HookCall:
     argument: Any = None
     encoded: bytes | None = None
     """The argument already as JSON bytes (a sample run again is encoded once)."""
-    echo: bytes | None = None
+    echo: bytes | memoryview | None = None
     """The JSON text of what the hook returns when it changes nothing (a pre-LLM hook's
     request, as sent). A runtime that gets back exactly this text need not read it again; it
     says so with :attr:`HookReply.echoed`."""

@@ -40,7 +40,7 @@ def read_worker(
     output_limit: int,
     result_limit: int,
     in_pieces: bool = False,
-    echo: bytes | None = None,
+    echo: bytes | memoryview | None = None,
 ) -> HookReply:
     reading = HookReply(
         stdout=text(result.stdout),
@@ -149,7 +149,7 @@ def read_worker(
 _VALUE_MEMBER = b',"value":'
 
 
-def _echoed_envelope(payload: bytes, echo: bytes | None) -> dict[str, Any] | None:
+def _echoed_envelope(payload: bytes, echo: bytes | memoryview | None) -> dict[str, Any] | None:
     """The envelope of an ok frame whose value is exactly the text ``echo``, with that value
     unread (None); None for any other frame.
 

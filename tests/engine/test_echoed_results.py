@@ -30,10 +30,11 @@ def read(payload: bytes, echo: bytes | None = ECHO, in_pieces: bool = False):
 
 
 @pytest.mark.parametrize("in_pieces", [False, True])
-def test_the_very_text_sent_comes_back_echoed_and_unread(in_pieces):
+@pytest.mark.parametrize("echo", [ECHO, memoryview(b"[" + ECHO + b"]")[1:-1]])
+def test_the_very_text_sent_comes_back_echoed_and_unread(in_pieces, echo):
     calls = [{"method": "sys_lambda", "gate": "allowed", "depth": 0}]
     head = json.dumps({"status": "ok", "extra": {"calls": calls}}, separators=(",", ":"))
-    reply = read(head[:-1].encode() + b',"value":' + ECHO + b"}", in_pieces=in_pieces)
+    reply = read(head[:-1].encode() + b',"value":' + ECHO + b"}", echo, in_pieces)
     assert reply.error is None
     assert reply.echoed is True
     assert reply.value is None

@@ -35,21 +35,19 @@ from studio.core.turn_error import HookRef, TurnError, turn_error
 from studio.core.workspace.folder import WorkspaceFileError
 
 # By request identity: a sample run again is encoded, and its request checked, once.
-_request_texts: IdentityCache[bytes] = IdentityCache(8)
 _inputs: IdentityCache[bytes] = IdentityCache(8)
 _request_findings: IdentityCache[list[Finding]] = IdentityCache(8)
+_INPUT_HEAD = b'{"request":'
 
 
-def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, bytes]:
-    """The request's JSON text and the hook's input ``{"request": ..., "loop": {"name": ...}}``
-    built around it: the same bytes as encoding the input whole."""
-    text = _request_texts.get(request, lambda: json_bytes(request, in_pieces))
+def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, memoryview]:
+    """The hook's input ``{"request": ..., "loop": {"name": ...}}`` as JSON bytes, and the
+    request's own text within them."""
+    tail = b',"loop":' + json_bytes({"name": loop}) + b"}"
     encoded = _inputs.get(
-        request,
-        lambda: b'{"request":' + text + b',"loop":' + json_bytes({"name": loop}) + b"}",
-        extra=loop,
+        request, lambda: _INPUT_HEAD + json_bytes(request, in_pieces) + tail, extra=loop
     )
-    return text, encoded
+    return encoded, memoryview(encoded)[len(_INPUT_HEAD) : len(encoded) - len(tail)]
 
 
 class _RunFields(TypedDict):
@@ -160,7 +158,7 @@ class PreLlmContract(Contract):
         )
         if found:
             raise RunStopped(config_error(job.workspace.agent_label, found, loop=loop))
-        request_text, encoded = _input_bytes(request, loop, job.in_pieces)
+        encoded, request_text = _input_bytes(request, loop, job.in_pieces)
         reply = await call_hook(
             HookCall(
                 source=chosen,
