@@ -6,11 +6,11 @@
 Builds a temporary workspace with one sample per size (megabytes of 10**6 bytes, the tool-loop
 request of ``tool_loop_request.py`` grown to the size) and runs each sample through the engine's
 ``Runner`` as ``hook-studio bench`` does: a fresh worker per run, the result read back, checked
-and given its decision record. The anchor is ``json.loads`` plus ``json.dumps`` of the sample's
-own bytes, timed in the same process between the runs, so that both see the same machine; the
-heap is collected before each timed step, so that neither pays for the other's garbage. It
-prints the medians, their ratio (the goal is at most 2) and milliseconds per megabyte for each
-size (the goal: the same at every size).
+and given its decision record (no record store, as there). The anchor is ``json.loads`` plus
+``json.dumps`` of the sample's own bytes, timed in the same process between the runs, so that
+both see the same machine; the heap is collected before each timed step, so that neither pays
+for the other's garbage. It prints the medians, their ratio (the goal is at most 2) and
+milliseconds per megabyte for each size (the goal: the same at every size).
 
 ``--hook echo`` is the trivial hook of the goal: it returns the request it gets. ``--hook edit``
 changes the system prompt, so the studio checks and hashes the whole returned request anew.
