@@ -79,3 +79,25 @@ def test_a_request_with_its_keys_in_another_order_has_the_same_hash(workspace, r
     outcome = runner.run(hook=source)
     assert outcome.status == "ok", outcome.turn_error
     assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(REQUEST)
+
+
+def test_a_request_of_megabytes_comes_back_whole_echoed_or_edited(workspace, runner):
+    # Larger than the pipes between the studio and the worker, in both directions.
+    request = copy.deepcopy(REQUEST)
+    request["messages"] = [
+        {"role": "user", "content": f"question {i} " + "lorem ipsum " * 100} for i in range(3000)
+    ]
+    name = sample(workspace, "large", request)
+    edited = {**request, "system": request["system"] + " Be brief."}
+    echo = hook(workspace, "echo.py", ECHO)
+    edit = hook(
+        workspace,
+        "edit.py",
+        "def main(p):\n    r = p['request']\n    r['system'] += ' Be brief.'\n    return r\n",
+    )
+    for source, expected in ((echo, request), (edit, edited)):
+        outcome = runner.run(name, hook=source)
+        assert outcome.status == "ok", outcome.turn_error
+        assert outcome.result == expected
+        assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(expected)
+        assert outcome.decision_record["changed"]["system"] is (expected is edited)
