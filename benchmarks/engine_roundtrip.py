@@ -44,7 +44,9 @@ def build_workspace(root: Path, sandbox: bool = True) -> Workspace:
     (root / "hookstudio.json").write_text(json.dumps(settings))
     (root / "samples").mkdir()
     (root / "lib" / "echo.py").write_text("def main(payload):\n    return payload['request']\n")
-    (root / "agent.json").write_text(json.dumps({"pre_llm_hook": {"source": "lib/echo.py"}}))
+    # As in ADF, a hooked call needs the agent's execution limit: there is no default.
+    agent = {"pre_llm_hook": {"source": "lib/echo.py"}, "limits": {"execution_timeout_ms": 60000}}
+    (root / "agent.json").write_text(json.dumps(agent))
     small = {
         "system": "You are terse.",
         "messages": [{"role": "user", "content": "hi"}],

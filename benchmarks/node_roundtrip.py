@@ -40,7 +40,9 @@ def build_workspace(root: Path) -> Workspace:
     (root / "samples").mkdir()
     (root / "lib" / "echo.ts").write_text(TS_HOOK)
     (root / "lib" / "echo.py").write_text(PY_HOOK)
-    (root / "agent.json").write_text(json.dumps({"pre_llm_hook": {"source": "lib/echo.ts"}}))
+    # As in ADF, a hooked call needs the agent's execution limit: there is no default.
+    agent = {"pre_llm_hook": {"source": "lib/echo.ts"}, "limits": {"execution_timeout_ms": 60000}}
+    (root / "agent.json").write_text(json.dumps(agent))
     small = {
         "system": "You are terse.",
         "messages": [{"role": "user", "content": "hi"}],
