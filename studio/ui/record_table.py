@@ -294,23 +294,7 @@ class RecordTableModel(QAbstractTableModel):
 
     @staticmethod
     def _tooltip(row: RecordRow, column: int) -> str | None:
-        summary = row.summary
-        lines: list[str] = []
-        if column == OUTCOME and summary.error_kind:
-            lines.append(KIND_TITLES.get(summary.error_kind, summary.error_kind))
-        elif column == CONTRACT:
-            lines.append(contract_title(summary.contract))
-        elif column == TIME:
-            lines.append(f"{time_label(summary.started_at)}, run {summary.run_id}")
-        elif column == HOOK and summary.hook_label:
-            lines.append(summary.hook_label)
-        elif column == HOOK:
-            lines.append("No single hook: a chain of hooks ran, or none did")
-        elif column == DURATION:
-            lines.append(f"{summary.duration_ms:,.3f} ms")
-        if not summary.has_payload:
-            lines.append("payload cleared: only the decision record is kept")
-        return "\n".join(lines) or None
+        return record_tooltip(row.summary, column)
 
 
 class ElideLeftDelegate(QStyledItemDelegate):
@@ -387,3 +371,23 @@ class RecordFilterProxy(QSortFilterProxyModel):
         if not self.filtering:
             return list(range(len(model.rows)))
         return [i for i, row in enumerate(model.rows) if self.accepts(row)]
+
+
+def record_tooltip(summary: RecordSummary, column: int) -> str | None:
+    """What a records table's cell says when the pointer rests on it."""
+    lines: list[str] = []
+    if column == OUTCOME and summary.error_kind:
+        lines.append(KIND_TITLES.get(summary.error_kind, summary.error_kind))
+    elif column == CONTRACT:
+        lines.append(contract_title(summary.contract))
+    elif column == TIME:
+        lines.append(f"{time_label(summary.started_at)}, run {summary.run_id}")
+    elif column == HOOK and summary.hook_label:
+        lines.append(summary.hook_label)
+    elif column == HOOK:
+        lines.append("No single hook: a chain of hooks ran, or none did")
+    elif column == DURATION:
+        lines.append(f"{summary.duration_ms:,.3f} ms")
+    if not summary.has_payload:
+        lines.append("payload cleared: only the decision record is kept")
+    return "\n".join(lines) or None

@@ -16,8 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.core.records.store import RecordSummary
-from studio.core.turn_error import KIND_TITLES
-from studio.ui.contract_views import contract_label, contract_title
+from studio.ui.contract_views import contract_label
 from studio.ui.record_table import (
     CONTRACT,
     DURATION,
@@ -32,8 +31,8 @@ from studio.ui.record_table import (
     TIME,
     duration_label,
     outcome_label,
+    record_tooltip,
     short_time_label,
-    time_label,
 )
 from studio.ui.records_rows import RowFilter, Selection
 
@@ -241,19 +240,4 @@ class RecordsModel(QAbstractTableModel):
 
     @staticmethod
     def _tooltip(summary: RecordSummary, column: int) -> str | None:
-        lines: list[str] = []
-        if column == OUTCOME and summary.error_kind:
-            lines.append(KIND_TITLES.get(summary.error_kind, summary.error_kind))
-        elif column == CONTRACT:
-            lines.append(contract_title(summary.contract))
-        elif column == TIME:
-            lines.append(f"{time_label(summary.started_at)}, run {summary.run_id}")
-        elif column == HOOK and summary.hook_label:
-            lines.append(summary.hook_label)
-        elif column == HOOK:
-            lines.append("No single hook: a chain of hooks ran, or none did")
-        elif column == DURATION:
-            lines.append(f"{summary.duration_ms:,.3f} ms")
-        if not summary.has_payload:
-            lines.append("payload cleared: only the decision record is kept")
-        return "\n".join(lines) or None
+        return record_tooltip(summary, column)
