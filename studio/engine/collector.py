@@ -9,29 +9,26 @@ objects meet the collector once, afterwards, as young objects.
 from __future__ import annotations
 
 import gc
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
-_lock = threading.Lock()
-_holders = 0
-_was_enabled = False
+from studio.core.held_setting import HeldSetting
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
+def _disable() -> bool:
+    enabled = gc.isenabled()
+    gc.disable()
+    return enabled
+
+
+def _restore(was_enabled: bool) -> None:
+    if was_enabled:
+        gc.enable()
+
+
+_PAUSE = HeldSetting(_disable, _restore)
+
+
+def collector_paused() -> AbstractContextManager[None]:
     """No cycle collection while the block runs (in any thread: the collector is the
     process's); the collector's own setting is restored when the last holder leaves."""
-    global _holders, _was_enabled
-    with _lock:
-        if _holders == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _holders += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _holders -= 1
-            if _holders == 0 and _was_enabled:
-                gc.enable()
+    return _PAUSE.held()

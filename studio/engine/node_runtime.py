@@ -45,7 +45,7 @@ from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
 from studio.engine.sandbox import SandboxPlan, SandboxState
-from studio.engine.worker_host import PACKAGE_ROOT
+from studio.engine.worker_host import PACKAGE_ROOT, exit_watch
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
 
@@ -76,31 +76,14 @@ async def _end(process: asyncio.subprocess.Process) -> None:
     await _gone(below, _STOP_S)
 
 
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
 async def _gone(pids: list[int], limit_s: float) -> None:
-    loop = asyncio.get_running_loop()
-    waits: list[asyncio.Future[None]] = []
-    opened: list[int] = []
-    for pid in pids:
-        try:
-            fd = os.pidfd_open(pid)
-        except OSError:
-            continue
-        opened.append(fd)
-        future: asyncio.Future[None] = loop.create_future()
-        loop.add_reader(fd, _settle, future)
-        waits.append(future)
+    watches = [w for w in map(exit_watch, pids) if w is not None]
     try:
-        if waits:
-            await asyncio.wait(waits, timeout=limit_s)
+        if watches:
+            await asyncio.wait([gone for gone, _ in watches], timeout=limit_s)
     finally:
-        for fd in opened:
-            loop.remove_reader(fd)
-            os.close(fd)
+        for _, close in watches:
+            close()
 
 
 def _read_line(fd: int) -> bytes:

@@ -174,7 +174,7 @@ def _widen(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _WIDE_PIPE)
 
 
-def _exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | None:
+def exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | None:
     """A future set when process ``pid`` has exited, from a pidfd; None where there is none."""
     try:
         fd = os.pidfd_open(pid)
@@ -548,7 +548,7 @@ class WorkerHost:
         the story."""
         pid = await pending.spawned
         answered = asyncio.ensure_future(_answered(result, outputs))
-        watch = _exit_watch(pid)
+        watch = exit_watch(pid)
         try:
             # Futures of different results; wait() only says which is done.
             either: set[asyncio.Future[Any]] = {answered, pending.exited}
@@ -580,7 +580,7 @@ class WorkerHost:
         """The exit status of an ended worker. The kernel says when it is gone (a pidfd); the
         fork server's report follows at once unless the server itself is stuck, which then
         costs the run no more than a short grace."""
-        watch = _exit_watch(pending.pid) if pending.pid is not None else None
+        watch = exit_watch(pending.pid) if pending.pid is not None else None
         waiting: set[asyncio.Future[Any]] = {pending.exited}
         if watch is not None:
             waiting.add(watch[0])

@@ -54,9 +54,9 @@ from studio.core.workspace.sample_files import (
 )
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
-from studio.ui.result_style import note, set_accent
+from studio.ui.result_style import note
 from studio.ui.rows_table_model import RowsTableModel
-from studio.ui.sample_fields import read_only_pane, sample_name_field
+from studio.ui.sample_fields import read_only_pane, sample_name_field, show_status
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 HEADERS = ("Seq", "Role", "Kind", "Content", "Time")
@@ -376,9 +376,7 @@ class HistorySampleDialog(QDialog):
         self._update_button()
 
     def _say(self, text: str, kind: str | None) -> None:
-        self.problem = text if kind == "error" else ""
-        self.status.setText(text)
-        set_accent(self.status, kind)
+        self.problem = show_status(self.status, text, kind)
 
     def _update_button(self) -> None:
         name_ok = sample_name_problem(clean_sample_name(self.name.text())) is None

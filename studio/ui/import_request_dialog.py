@@ -42,8 +42,8 @@ from studio.core.workspace.sample_files import (
     sample_name_problem,
 )
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
-from studio.ui.result_style import note, set_accent
-from studio.ui.sample_fields import mono, read_only_pane, sample_name_field
+from studio.ui.result_style import note
+from studio.ui.sample_fields import mono, read_only_pane, sample_name_field, show_status
 
 DETECT = ""
 DEFAULT_NAME = "imported"
@@ -234,9 +234,7 @@ class ImportRequestDialog(QDialog):
         self._update_button()
 
     def _say(self, text: str, kind: str | None) -> None:
-        self.problem = text if kind == "error" else ""
-        self.status.setText(text)
-        set_accent(self.status, kind)
+        self.problem = show_status(self.status, text, kind)
 
     def _update_button(self) -> None:
         name_ok = sample_name_problem(clean_sample_name(self.name.text())) is None
