@@ -192,10 +192,19 @@ class NodeHost:
             )
         finally:
             os.close(said_w)
+        reading = asyncio.ensure_future(asyncio.to_thread(_read_line, said_r))
         try:
-            said = await asyncio.to_thread(_read_line, said_r)
+            said = await asyncio.shield(reading)
+        except BaseException:
+            # Cancelled while the launcher starts (a first call cancelled at once): the host is
+            # not ours yet, so it is ended here; its end lets the read finish.
+            await _end(process)
+            with contextlib.suppress(BaseException):
+                await reading
+            raise
         finally:
-            os.close(said_r)
+            if reading.done():
+                os.close(said_r)
         try:
             state = json.loads(said)
         except ValueError:
