@@ -34,11 +34,10 @@ from studio.core.workspace.adf_file import (
 )
 from studio.core.workspace.agent_document import (
     AgentDocument,
-    ExternalChange,
     FileStamp,
+    HookConflict,
     _Disk,
     _parse,
-    _same,
     with_metadata_stamp,
 )
 from studio.core.workspace.atomic_write import write_atomically
@@ -49,13 +48,13 @@ from studio.core.workspace.folder import (
     Workspace,
     WorkspaceFileError,
 )
+from studio.core.workspace.hook_merge import ABSENT, hook_in
 
 STATE_SUFFIX = ".hookstudio"
 SOURCES_DIR = "sources"
 ADF_RULE = "workspace.adf"
 ADF_SECTION = "adf"
 
-_ABSENT = object()
 _READ_ONLY_FILE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 
 
@@ -292,7 +291,8 @@ class AdfHookDocument(AgentDocument):
     Saving goes through :meth:`AdfFile.save_config_text`: inside one transaction the config is
     re-read, only ``pre_llm_hook`` is changed (every other key keeps its bytes and place) and
     ``metadata.updated_at`` is set to the save's time. When the hook in the file is no longer
-    the one loaded, :class:`ExternalChange` is raised unless ``force``."""
+    the one loaded, it is merged three ways as for ``agent.json``: :class:`HookConflict` when
+    it was changed there differently, unless ``force``."""
 
     def __init__(self, adf: AdfFile, text: str) -> None:
         super().__init__(adf.path, _Disk(text.encode("utf-8"), None), _parse(text, adf.path), False)
@@ -318,17 +318,16 @@ class AdfHookDocument(AgentDocument):
         return self._save_hook(None, force)
 
     def _save_hook(self, config: dict[str, Any] | None, force: bool) -> str:
-        loaded = self.document.get(HOOK_KEY, _ABSENT)
+        base = hook_in(self.document)
+        ours = ABSENT if config is None else config
 
         def edit(current: str, stamp: str) -> str:
-            document = AgentDocument.from_text(current, self.path)
-            now = document.document.get(HOOK_KEY, _ABSENT)
-            same = now is loaded or (
-                now is not _ABSENT and loaded is not _ABSENT and _same(now, loaded)
-            )
-            if not same and not force:
-                raise ExternalChange(self.path, _CHANGED, _CHANGED)
-            new = document.with_hook(config) if config is not None else document.without_hook()
+            theirs = AgentDocument.from_text(current, self.path)
+            merge, new = theirs.merged_text(base, ours)
+            if new is None:
+                if not force:
+                    raise HookConflict(self.path, _CHANGED, _CHANGED, merge)
+                new = theirs.text_with(ours)
             if new == current:
                 return current
             return with_metadata_stamp(new, stamp, self.path)

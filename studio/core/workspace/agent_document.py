@@ -9,9 +9,11 @@ one line), key separator, line endings and escaping of non-ASCII characters. Mem
 that did not change keep their original text too, so a round trip with the same hook gives back
 identical bytes. Every edit is checked by parsing the result before it is returned.
 
-Saving validates the draft first (an invalid draft never reaches the file), refuses to overwrite
-a file that changed on disk since it was loaded (unless forced) and never overwrites a file it
-cannot read as a JSON object; the write itself is atomic.
+Saving validates the draft first (an invalid draft never reaches the file) and never overwrites a
+file it cannot read as a JSON object; the write itself is atomic. A file changed on disk since it
+was loaded is not overwritten: the hook is merged into it as it is now (three ways, see
+:mod:`~studio.core.workspace.hook_merge`), so an outside edit of any other key is kept, and a hook
+changed outside and in the editor differently is written only when the user chose theirs or ours.
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from typing import Any
 from studio.core.findings import Finding, PathPart, dotted
 from studio.core.json.deep import deep_json
 from studio.core.json.files import JsonFileError
+from studio.core.json.same import same_json as _same
 from studio.core.json.values import is_number, type_name
 from studio.core.pre_llm.config import HOOK_KEY
 from studio.core.pre_llm.targets import HookDraft, draft_from_config, draft_to_config
 from studio.core.workspace.atomic_write import write_atomically
 from studio.core.workspace.folder import AGENT_FILE, Workspace
+from studio.core.workspace.hook_merge import ABSENT, HookMerge, MergeKind, hook_in, merge_hook
 
 LIMITS_KEY = "limits"
 DUPLICATE_KEY_RULE = "agent.duplicate_key"
@@ -66,22 +70,40 @@ class FileStamp:
         return cls(info.st_mtime_ns, info.st_size, info.st_ino)
 
 
+def _what_happened(loaded: FileStamp | None, current: FileStamp | None) -> str:
+    if current is None:
+        return "was deleted outside the studio since it was loaded"
+    if loaded is None:
+        return "was created outside the studio after it was found missing"
+    return "was changed outside the studio since it was loaded"
+
+
 class ExternalChange(Exception):
     """The file changed on disk after the studio loaded it; saving would overwrite that change."""
 
     def __init__(self, path: Path, loaded: FileStamp | None, current: FileStamp | None) -> None:
-        if current is None:
-            what = "was deleted outside the studio since it was loaded"
-        elif loaded is None:
-            what = "was created outside the studio after it was found missing"
-        else:
-            what = "was changed outside the studio since it was loaded"
         super().__init__(
-            f"{path.name} {what}; reload it to see the change, or save with force to overwrite it"
+            f"{path.name} {_what_happened(loaded, current)}; reload it to see the change, or "
+            "save with force to overwrite it"
         )
         self.path = path
         self.loaded = loaded
         self.current = current
+
+
+class HookConflict(ExternalChange):
+    """The hook was changed outside the studio and in the editor, differently: which one to keep
+    is the user's choice (``merge.theirs`` or ``merge.ours``); nothing was written."""
+
+    def __init__(
+        self, path: Path, loaded: FileStamp | None, current: FileStamp | None, merge: HookMerge
+    ) -> None:
+        super().__init__(path, loaded, current)
+        self.args = (
+            f"{path.name} {_what_happened(loaded, current)} and its {HOOK_KEY} differs from the "
+            "one being saved; keep yours or take theirs",
+        )
+        self.merge = merge
 
 
 @dataclass(frozen=True)
@@ -460,30 +482,6 @@ def _object_text(members: list[tuple[str, str]], layout: _Layout) -> str:
     return "{" + layout.opening + body + layout.closing + "}"
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal as JSON text would be: types count (1 is not 1.0 is not true) and so does key order.
-    A loop, not recursion, so a config nested thousands of levels deep compares too."""
-    pending = [(a, b)]
-    while pending:
-        x, y = pending.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            pending.extend((x[k], y[k]) for k in x)
-        elif isinstance(x, list):
-            if len(x) != len(y):
-                return False
-            pending.extend(zip(x, y, strict=True))
-        elif isinstance(x, float):
-            if repr(x) != repr(y):  # 0.0 and -0.0 are written differently
-                return False
-        elif x != y:
-            return False
-    return True
-
-
 _Edit = tuple[int, int, str]
 
 
@@ -708,51 +706,86 @@ class AgentDocument:
     def save(self, draft: HookDraft, *, force: bool = False) -> str:
         """Validate ``draft`` and write it as the file's ``pre_llm_hook``; returns the new text.
 
-        Raises ``DraftInvalid`` (nothing is written), :class:`ExternalChange` when the file
-        changed on disk since load and ``force`` is not set, and :class:`AgentDocumentError` when
-        the file on disk cannot be read as a JSON object (never overwritten, even with force)."""
+        When the file changed on disk since it was loaded, the hook is merged into the file as it
+        is now: an edit of another key there is kept; a hook changed there and not here is kept
+        too (nothing is written and the document becomes that version).
+
+        Raises ``DraftInvalid`` (nothing is written), :class:`HookConflict` when the hook was
+        changed on disk too, differently, and ``force`` (keep ours) is not set, and
+        :class:`AgentDocumentError` when the file on disk cannot be read as a JSON object (never
+        overwritten, even with force)."""
         return self.save_config(draft_to_config(draft), force=force)
 
     def save_config(self, config: Mapping[str, Any], *, force: bool = False) -> str:
         """Write ``config`` (already validated) as ``pre_llm_hook``, under the rules of
         :meth:`save`; the one path by which every hook edit of a workspace is saved."""
-        return self._write(self.with_hook(config), force)
+        return self._save_hook(dict(config), force)
 
     def remove_hook(self, *, force: bool = False) -> str:
         """Delete ``pre_llm_hook`` from the file, under the same rules as :meth:`save`."""
         if HOOK_KEY not in self.document:
             return self.text
-        return self._write(self.without_hook(), force)
+        return self._save_hook(ABSENT, force)
 
-    def _write(self, text: str, force: bool) -> str:
+    def text_with(self, hook: Any) -> str:
+        """The text with ``hook`` as ``pre_llm_hook`` (:data:`ABSENT`: without one)."""
+        return self.without_hook() if hook is ABSENT else self.with_hook(hook)
+
+    def merged_text(self, base: Any, ours: Any) -> tuple[HookMerge, str | None]:
+        """This document as the version on disk now (*theirs*): the merge of its hook with
+        ``base`` (the hook loaded before) and ``ours`` (the hook to save), and its text with the
+        merged hook, every other key as this text has it; None in place of the text when both
+        sides changed the hook differently."""
+        merge = merge_hook(base, ours, hook_in(self.document))
+        if merge.conflict:
+            return merge, None
+        if merge.kind is MergeKind.OURS:
+            return merge, self.text_with(ours)
+        return merge, self.text
+
+    def _save_hook(self, hook: Any, force: bool) -> str:
         current = _read_disk(self.path)
-        changed = current.stamp != self._disk.stamp or current.data != self._disk.data
-        if changed:
-            if not force:
-                raise ExternalChange(self.path, self._disk.stamp, current.stamp)
-            if current.data is not None:
-                _require_readable(current.data, self.path)
-        elif current.data is not None and text == self.text:
-            return text
-        data = (codecs.BOM_UTF8 if self._bom else b"") + text.encode("utf-8")
+        if current.stamp == self._disk.stamp and current.data == self._disk.data:
+            text, bom = self.text_with(hook), self._bom
+            if current.data is not None and text == self.text:
+                return text
+        else:
+            # Changed outside: the hook is merged into the file as it is now, so that an outside
+            # edit of any other key is kept.
+            theirs = AgentDocument._on_disk(self.path, current)
+            merge, merged = theirs.merged_text(hook_in(self.document), hook)
+            if merged is None:
+                if not force:
+                    raise HookConflict(self.path, self._disk.stamp, current.stamp, merge)
+                merged = theirs.text_with(hook)
+            text, bom = merged, theirs._bom
+            if current.data is not None and text == theirs.text:
+                self._disk, self._parsed, self._bom = current, theirs._parsed, theirs._bom
+                return text
+        data = (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8")
         write_atomically(self.path, data)
         self._disk = _Disk(data, _stamp(self.path))
         self._parsed = _parse(text, self.path)
+        self._bom = bom
         return text
 
-
-def _require_readable(data: bytes, path: Path) -> None:
-    """Only a file the studio can read may be replaced, even when forced: what it holds would
-    otherwise be lost without the user having seen it."""
-    try:
-        _parse(_decode(data, path)[0], path)
-    except AgentDocumentError as exc:
-        raise AgentDocumentError(
-            path,
-            f"{exc.problem}; the studio does not overwrite a file it cannot read, fix or move it",
-            exc.line,
-            exc.column,
-        ) from None
+    @classmethod
+    def _on_disk(cls, path: Path, disk: _Disk) -> AgentDocument:
+        """The document over what was just read from disk. Only a file the studio can read is
+        ever replaced: what it holds would otherwise be lost without the user having seen it."""
+        if disk.data is None:
+            return cls(path, disk, _Parsed("", {}, NEW_FILE_FORMATTING, None, []), False)
+        try:
+            text, bom = _decode(disk.data, path)
+            return cls(path, disk, _parse(text, path), bom)
+        except AgentDocumentError as exc:
+            raise AgentDocumentError(
+                path,
+                f"{exc.problem}; the studio does not overwrite a file it cannot read, fix or "
+                "move it",
+                exc.line,
+                exc.column,
+            ) from None
 
 
 def _key_text(key: str, fmt: Formatting) -> str:

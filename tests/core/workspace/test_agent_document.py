@@ -21,6 +21,7 @@ from studio.core.workspace.agent_document import (
     AgentDocumentError,
     ExternalChange,
     FileStamp,
+    HookConflict,
 )
 from studio.core.workspace.folder import Workspace
 from tests.support.hypothesis_profiles import examples
@@ -278,22 +279,37 @@ class TestAddingAndRemoving:
 
 
 class TestExternalChanges:
-    def test_a_change_on_disk_is_not_overwritten(self, agent: Path) -> None:
+    """A file changed outside since it was loaded: the hook is merged into it as it is now (the
+    cases of the merge itself are in tests/core/test_hook_merge.py)."""
+
+    def test_an_outside_edit_of_another_key_is_kept(self, agent: Path) -> None:
         doc = write(agent, dump(DOC, "2 spaces"))
         theirs = dump({**DOC, "model": "other"}, "2 spaces")
         agent.write_text(theirs)
         assert doc.changed_on_disk()
-        with pytest.raises(ExternalChange, match=r"agent\.json was changed outside the studio"):
+        doc.save(main_draft())
+        expected = with_value({**DOC, "model": "other"}, "pre_llm_hook", MAIN_ONLY)
+        assert agent.read_text() == dump(expected, "2 spaces")
+        assert not doc.changed_on_disk()
+
+    def test_a_hook_changed_outside_and_here_is_a_conflict_and_nothing_is_written(
+        self, agent: Path
+    ) -> None:
+        doc = write(agent, dump(DOC, "2 spaces"))
+        theirs = dump(with_value(DOC, "pre_llm_hook", {**HOOK, "timeout_ms": 9000}), "2 spaces")
+        agent.write_text(theirs)
+        with pytest.raises(HookConflict, match=r"agent\.json was changed outside the studio"):
             doc.save(main_draft())
         with pytest.raises(ExternalChange):
             doc.remove_hook()
         assert agent.read_text() == theirs
 
-    def test_force_overwrites_it(self, agent: Path) -> None:
+    def test_force_keeps_ours_for_the_hook_and_theirs_for_the_rest(self, agent: Path) -> None:
         doc = write(agent, dump(DOC, "2 spaces"))
-        agent.write_text(dump({**DOC, "model": "other"}, "2 spaces"))
+        changed = {**DOC, "model": "other", "pre_llm_hook": {**HOOK, "timeout_ms": 9000}}
+        agent.write_text(dump(changed, "2 spaces"))
         doc.save(main_draft(), force=True)
-        assert json.loads(agent.read_text()) == with_value(DOC, "pre_llm_hook", MAIN_ONLY)
+        assert json.loads(agent.read_text()) == with_value(changed, "pre_llm_hook", MAIN_ONLY)
 
     def test_reload_then_save_keeps_their_change(self, agent: Path) -> None:
         doc = write(agent, dump(DOC, "2 spaces"))
@@ -308,8 +324,7 @@ class TestExternalChanges:
         doc = write(agent, dump(DOC, "2 spaces"))
         info = agent.stat()
         os.utime(agent, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-        with pytest.raises(ExternalChange):
-            doc.save(main_draft())
+        assert doc.changed_on_disk()
 
     def test_same_stamp_other_bytes_counts_as_a_change(self, agent: Path) -> None:
         doc = write(agent, '{"a": 1}')
@@ -318,25 +333,26 @@ class TestExternalChanges:
             handle.write(b'{"a": 2}')
         os.utime(agent, ns=(info.st_atime_ns, info.st_mtime_ns))
         assert doc.stamp == FileStamp.of(agent.stat())
-        with pytest.raises(ExternalChange):
-            doc.save(main_draft())
-        assert agent.read_text() == '{"a": 2}'
+        assert doc.changed_on_disk()
+        doc.save(main_draft())
+        assert json.loads(agent.read_text()) == {"a": 2, "pre_llm_hook": MAIN_ONLY}
 
     def test_a_deleted_file_is_a_change(self, agent: Path) -> None:
         doc = write(agent, dump(DOC, "2 spaces"))
         agent.unlink()
-        with pytest.raises(ExternalChange, match="was deleted"):
+        with pytest.raises(HookConflict, match="was deleted"):
             doc.save(main_draft())
         assert not agent.exists()
         doc.save(main_draft(), force=True)
-        assert json.loads(agent.read_text()) == with_value(DOC, "pre_llm_hook", MAIN_ONLY)
+        assert json.loads(agent.read_text()) == {"pre_llm_hook": MAIN_ONLY}
 
-    def test_a_file_created_after_loading_a_missing_one_is_a_change(self, agent: Path) -> None:
+    def test_a_file_created_after_loading_a_missing_one_keeps_what_it_holds(
+        self, agent: Path
+    ) -> None:
         doc = AgentDocument.load(agent)
         agent.write_text('{"name": "theirs"}')
-        with pytest.raises(ExternalChange, match="was created"):
-            doc.save(main_draft())
-        assert agent.read_text() == '{"name": "theirs"}'
+        doc.save(main_draft())
+        assert json.loads(agent.read_text()) == {"name": "theirs", "pre_llm_hook": MAIN_ONLY}
 
     def test_a_file_broken_outside_is_never_overwritten_even_forced(self, agent: Path) -> None:
         doc = write(agent, dump(DOC, "2 spaces"))
@@ -457,7 +473,7 @@ class TestUnreadableFiles:
         with pytest.raises(AgentDocumentError):
             doc.reload()
         assert doc.document == DOC
-        with pytest.raises(ExternalChange):
+        with pytest.raises(AgentDocumentError, match="does not overwrite"):
             doc.save(main_draft())
         with pytest.raises(AgentDocumentError):
             doc.save(main_draft(), force=True)
