@@ -28,7 +28,7 @@ from studio.core.records.store import RecordStore, StoredRecord
 from studio.core.run_outcome import RunOutcome
 from studio.ui.contract_views import contract_label, hook_text
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.record_table import duration_label, outcome_label, time_label
+from studio.ui.records_cells import duration_label, outcome_label, time_label
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_style import accent, note

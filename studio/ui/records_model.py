@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from studio.core.records.store import RecordSummary
 from studio.ui.contract_views import contract_label
-from studio.ui.record_table import (
+from studio.ui.records_cells import (
     CONTRACT,
     DURATION,
     HEADER_TIPS,
@@ -29,10 +29,10 @@ from studio.ui.record_table import (
     SAMPLE,
     SORT_ROLE,
     TIME,
+    RunDays,
     duration_label,
     outcome_label,
     record_tooltip,
-    short_time_label,
 )
 from studio.ui.records_rows import RowFilter, Selection
 
@@ -65,7 +65,7 @@ class RecordsModel(QAbstractTableModel):
         self._resetting = False
         self._sort_column = TIME
         self._sort_order = Qt.SortOrder.DescendingOrder
-        self._today = date.today()
+        self._days = RunDays()
         self._italic: QFont | None = None
 
     # ---- state -------------------------------------------------------------------------------
@@ -98,7 +98,8 @@ class RecordsModel(QAbstractTableModel):
         """Show ``selection``. Returns False when the rows shown stay as they are (the new
         rows only add behind them), True after a reset."""
         rows = selection.rows
-        self._today = date.today()
+        if self._days.today != date.today():
+            self._days = RunDays()
         shown = self._rows[: self._fetched]
         same_start = len(rows) >= len(shown) and all(
             a.run_id == b.run_id for a, b in zip(shown, rows, strict=False)
@@ -184,7 +185,7 @@ class RecordsModel(QAbstractTableModel):
     def cell(self, summary: RecordSummary, column: int) -> str:
         """The text of ``column`` for ``summary``, as the table shows it."""
         if column == TIME:
-            return short_time_label(summary.started_at, self._today)
+            return self._days.cell(summary.started_at)
         if column == CONTRACT:
             return contract_label(summary.contract)
         if column == HOOK:

@@ -13,15 +13,14 @@ import heapq
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
 from functools import cached_property
 from itertools import compress, count, repeat
-from operator import and_, contains, eq, ge, itemgetter, lt, mul, not_
+from operator import and_, contains, eq, itemgetter
 from typing import Any
 
 from studio.core.records.store import RecordStore, RecordSummary
 from studio.ui.contract_views import contract_label
-from studio.ui.record_table import (
+from studio.ui.records_cells import (
     CONTRACT,
     DURATION,
     HEADERS,
@@ -30,8 +29,8 @@ from studio.ui.record_table import (
     OUTCOME,
     SAMPLE,
     TIME,
+    RunDays,
     outcome_label,
-    short_time_label,
     time_label,
 )
 
@@ -76,14 +75,14 @@ class RowFilter:
         return summary.status == self.outcome
 
 
-def haystack(summary: RecordSummary, today: date) -> str:
+def haystack(summary: RecordSummary, days: RunDays) -> str:
     """What a free-text filter searches: the run id, the contract's name and label, every cell
     of the row as shown, the full start time and the status."""
     return "\n".join(
         (
             summary.run_id,
             summary.contract,
-            short_time_label(summary.started_at, today),
+            days.cell(summary.started_at),
             contract_label(summary.contract),
             summary.hook_label or "—",
             summary.loop or "—",
@@ -116,20 +115,19 @@ def _names_text(names: tuple[Any, ...]) -> str:
     )
 
 
-def _midnight(day: date) -> float:
-    return datetime.combine(day, datetime.min.time()).timestamp()
+_DAY_KEY = itemgetter(0, 1, 2)  # year, month, day of a time.struct_time
 
 
-def haystacks(rows: Sequence[RecordSummary], today: date | None = None) -> list[str]:
+def haystacks(rows: Sequence[RecordSummary], days: RunDays | None = None) -> list[str]:
     """The haystack of each of ``rows``, in order: the same words as ``haystack`` finds.
 
-    Built in C-level passes (map, zip) over pieces of rows. The short time the table shows
-    adds only the month's name to the full time (and only for a run of this year before
-    today), and as a filter word holds no space, a word found in the one is found in the other.
+    Built in C-level passes (map, zip) over pieces of rows. The Time cell is the day's label
+    and the clock time; the clock time is part of the full time, and as a filter word holds no
+    space, a word found in the one is found in the other.
     """
-    today = today or date.today()
-    day, next_day = _midnight(today), _midnight(today + timedelta(days=1))
-    year, next_year = _midnight(date(today.year, 1, 1)), _midnight(date(today.year + 1, 1, 1))
+    days = days or RunDays()
+    day_label = days.day
+    labels: dict[tuple[int, int, int], str] = {}
     names: dict[tuple[Any, ...], str] = {}
     built: list[str] = []
     for start in range(0, len(rows), _HAYSTACK_PIECE):
@@ -137,17 +135,15 @@ def haystacks(rows: Sequence[RecordSummary], today: date | None = None) -> list[
         keys = list(map(_NAMES_KEY, piece))
         for key in set(keys).difference(names):
             names[key] = _names_text(key)
-        times = list(map(_TIME_KEY, piece))
-        local = list(map(time.localtime, times))
-        this_year = map(and_, map(ge, times, repeat(year)), map(lt, times, repeat(next_year)))
-        of_today = map(and_, map(ge, times, repeat(day)), map(lt, times, repeat(next_day)))
-        shows_month = map(and_, this_year, map(not_, of_today))
-        months = map(mul, map(time.strftime, repeat("%b"), local), shows_month)
+        local = list(map(time.localtime, map(_TIME_KEY, piece)))
+        day_keys = list(map(_DAY_KEY, local))
+        for key in set(day_keys).difference(labels):
+            labels[key] = day_label(*key)
         texts = zip(
             map(_RUN_ID, piece),
             map(names.__getitem__, keys),
             map(time.strftime, repeat("%Y-%m-%d %H:%M:%S"), local),
-            months,
+            map(labels.__getitem__, day_keys),
             strict=True,
         )
         built.extend(map(str.casefold, map("\n".join, texts)))

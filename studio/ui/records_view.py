@@ -47,6 +47,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -59,7 +61,7 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
-from studio.ui.record_table import (
+from studio.ui.records_cells import (
     CONTRACT,
     DURATION,
     HOOK,
@@ -68,7 +70,6 @@ from studio.ui.record_table import (
     RUN_ID_ROLE,
     SAMPLE,
     TIME,
-    ElideLeftDelegate,
     outcome_label,
     time_label,
 )
@@ -149,6 +150,14 @@ def _runs(rows: Sequence[int]) -> Iterator[tuple[int, int]]:
         start = previous = row
     if start is not None and previous is not None:
         yield start, previous
+
+
+class ElideLeftDelegate(QStyledItemDelegate):
+    """Elides at the start, so that the end of a path (the hook's function) stays visible."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Any) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideLeft
 
 
 class _RecordsTable(QTableView):

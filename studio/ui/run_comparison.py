@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -278,12 +279,16 @@ class RunComparison(QWidget):
     def _add(
         self, parent: QTreeWidgetItem, key: str, path: tuple[str, ...], values: list[Any]
     ) -> bool:
-        item = QTreeWidgetItem([key, *map(_cell_text, values)])
+        moment = path == ("started_at",)
+        texts = [_moment_text(v) if moment else _cell_text(v) for v in values]
+        item = QTreeWidgetItem([key, *texts])
         item.setData(0, PATH_ROLE, ".".join(path))
         if path == (DECISION_KEY,):
             item.setToolTip(0, "The decision record: what the hook decided, without content")
-        for column, value in enumerate(values, 1):
-            item.setToolTip(column, _cell_text(value))
+        if moment:
+            item.setToolTip(0, "When the run started (local time)")
+        for column, text in enumerate(texts, 1):
+            item.setToolTip(column, text)
         parent.addChild(item)
         container = True
         differs = False
@@ -381,6 +386,16 @@ def _all_same(values: Sequence[Any]) -> bool:
         return all(v is _ABSENT for v in values)
     texts = {json.dumps(v, sort_keys=True, default=str) for v in values}
     return len(texts) == 1
+
+
+def _moment_text(value: Any) -> str:
+    """A run's start time as a reader reads it, to the millisecond (never seconds since 1970)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+        except (OverflowError, OSError, ValueError):
+            pass
+    return _cell_text(value)
 
 
 def _cell_text(value: Any) -> str:

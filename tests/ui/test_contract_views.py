@@ -20,7 +20,7 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import HookRef
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail
-from studio.ui.record_table import CONTRACT
+from studio.ui.records_cells import CONTRACT
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.run_view import TAB_DECISION, TAB_DIFF, TAB_RESULT

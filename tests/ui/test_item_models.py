@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPersistentModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from studio.core.pre_llm.diff import diff_request
@@ -29,14 +28,9 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.core.workspace.sample_check import check_sample_text
 from studio.ui.contract_views import diff_sides
-from studio.ui.record_table import (
-    HEADERS,
-    RUN_ID_ROLE,
-    TIME,
-    RecordFilterProxy,
-    RecordTableModel,
-    prepare_rows,
-)
+from studio.ui.records_cells import HEADERS, TIME
+from studio.ui.records_model import RecordsModel
+from studio.ui.records_rows import Loaded, RowFilter, arrange, haystacks
 from studio.ui.result_diff_model import DiffModel
 from studio.ui.result_diff_rows import build_rows
 from studio.ui.result_diff_sides import DiffSides
@@ -93,43 +87,31 @@ def test_the_runs_cover_every_status_and_contract(bundled_runs: BundledRuns):
     assert len(bundled_runs.summaries) == len(RUNS)
 
 
-def test_the_record_table(qtmodeltester: Any, qapp: Any, bundled_runs: BundledRuns):
-    model = RecordTableModel()
+def test_the_records_model(qtmodeltester: Any, qapp: Any, bundled_runs: BundledRuns):
+    model = RecordsModel()
     qtmodeltester.check(model)
-    model.set_rows(prepare_rows(bundled_runs.summaries))
+    loaded = Loaded(
+        bundled_runs.summaries,
+        haystacks(bundled_runs.summaries),
+        frozenset(s.error_kind for s in bundled_runs.summaries if s.error_kind),
+    )
+    model.set_selection(arrange(loaded, None, RowFilter.of(), TIME, True).selection)
     assert model.rowCount() == len(RUNS)
-    kept = QPersistentModelIndex(model.index(2, 1))
-    run_id = model.data(model.index(2, TIME), RUN_ID_ROLE)
     for column in range(len(HEADERS)):
-        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
-            model.sort(column, order)
-            # a persistent index follows its run through every sort
-            assert model.data(model.index(kept.row(), TIME), RUN_ID_ROLE) == run_id
-    model.set_rows(prepare_rows(bundled_runs.summaries_cleared))
-    model.set_rows(prepare_rows(bundled_runs.summaries[:3]))
-    model.set_rows([])
+        for descending in (False, True):
+            arranged = arrange(loaded, None, RowFilter.of("support"), column, descending)
+            model.set_selection(arranged.selection)
+    cleared = Loaded(
+        bundled_runs.summaries_cleared, haystacks(bundled_runs.summaries_cleared), loaded.kinds
+    )
+    model.set_selection(arrange(cleared, None, RowFilter.of(), TIME, True).selection)
+    assert model.rowCount() == len(RUNS)
+    model.set_selection(
+        arrange(loaded, None, RowFilter.of("", "pre_llm", "turn_error"), TIME, True).selection
+    )
+    assert 0 < model.rowCount() < len(RUNS)
+    model.clear()
     assert model.rowCount() == 0
-
-
-def test_the_record_filter(qtmodeltester: Any, qapp: Any, bundled_runs: BundledRuns):
-    model = RecordTableModel()
-    proxy = RecordFilterProxy()
-    proxy.setSourceModel(model)
-    qtmodeltester.check(proxy)
-    model.set_rows(prepare_rows(bundled_runs.summaries))
-    proxy.set_filters(contract="pre_llm")
-    assert 0 < proxy.rowCount() < len(RUNS)
-    proxy.set_filters(outcome="turn_error")
-    proxy.set_filters(outcome="turn_error/exception")
-    assert proxy.rowCount() == 1
-    proxy.set_filters(text="support-ticket researcher")
-    proxy.set_filters(text="no such run")
-    assert proxy.rowCount() == 0
-    proxy.set_filters(text="support")
-    proxy.sort(5, Qt.SortOrder.AscendingOrder)
-    model.set_rows(prepare_rows(bundled_runs.summaries_cleared))
-    proxy.set_filters()
-    assert proxy.rowCount() == len(RUNS)
 
 
 def long_request(request: dict[str, Any], count: int) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from studio.ui import records_model as records_model_module
 from studio.ui import records_view as records_view_module
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.record_detail import RecordDetail
-from studio.ui.record_table import DURATION, RUN_ID_ROLE, TIME
+from studio.ui.records_cells import DURATION, RUN_ID_ROLE, TIME, RunDays
 from studio.ui.records_model import FETCH_STEP, RecordsModel
 from studio.ui.records_rows import (
     Loaded,
@@ -654,9 +654,10 @@ def test_the_haystacks_of_many_runs_find_the_words_of_each_run(qtbot: QtBot) -> 
         summary(i)._replace(started_at=start, run_id=f"Run-{i}") for i, start in enumerate(starts)
     ]
     runs.append(runs[0]._replace(run_id="chain-run", hook_source=None, sample="Straße", loop=None))
-    built = haystacks(runs, today)
+    days = RunDays(today)
+    built = haystacks(runs, days)
     for run, text in zip(runs, built, strict=True):
-        reference = haystack(run, today)
+        reference = haystack(run, days)
         # A filter word holds no space: the same words are found when every piece of one
         # text is found in the other.
         assert all(piece in text for piece in reference.split()), run

@@ -1,0 +1,153 @@
+"""From a record back to work, over a real record store: the dates the records list shows, the
+times the compare view shows, copying JSON, comparing two runs' requests, rerunning a record and
+opening a record's input as a new sample."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QLineEdit, QStackedWidget, QToolButton
+from pytestqt.qtbot import QtBot
+
+from studio.core.records.store import RecordStore
+from studio.ui.engine_bridge import EngineBridge
+from studio.ui.records_cells import TIME
+from studio.ui.records_view import RecordsView
+from studio.ui.run_comparison import RunComparison
+from tests.ui.test_records_view import (
+    close_loop,
+    column_texts,
+    make_outcome,
+    run_ids,
+    select,
+    wait_rows,
+)
+
+TODAY_AT = datetime.combine(datetime.now().date(), datetime.min.time()).replace(hour=9, minute=7)
+OLD_DAY = datetime(2025, 3, 4, 10, 5, 6)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[RecordStore]:
+    with RecordStore.open(tmp_path) as opened:
+        opened.add(make_outcome("today", TODAY_AT.timestamp() + 1.5))
+        opened.add(make_outcome("yesterday", (TODAY_AT - timedelta(days=1)).timestamp()))
+        opened.add(make_outcome("long-ago", OLD_DAY.timestamp(), loop="reviewer"))
+        yield opened
+
+
+@pytest.fixture
+def bridge(store: RecordStore) -> Iterator[EngineBridge]:
+    engine = EngineBridge()
+    yield engine
+    engine.shutdown()
+    close_loop(engine)
+
+
+@pytest.fixture
+def locale() -> Iterator[None]:
+    """The default locale, as the test left it, is restored after it."""
+    before = QLocale()
+    yield
+    QLocale.setDefault(before)
+
+
+def open_view(qtbot: QtBot, bridge: EngineBridge, store: RecordStore, count: int) -> RecordsView:
+    view = RecordsView(bridge)
+    qtbot.addWidget(view)
+    view.resize(1300, 420)
+    view.show()
+    view.set_store(store)
+    wait_rows(qtbot, view, count)
+    return view
+
+
+# --- dates ------------------------------------------------------------------------------------
+
+
+def test_the_time_column_shows_the_day_and_the_time(
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore, locale: None
+) -> None:
+    QLocale.setDefault(QLocale(QLocale.Language.C))
+    view = open_view(qtbot, bridge, store, 3)
+    try:
+        assert run_ids(view) == ["today", "yesterday", "long-ago"]
+        assert column_texts(view, TIME) == [
+            "Today 09:07:01",
+            "Yesterday 09:07:00",
+            "2025-03-04 10:05:06",  # the plain C locale: ISO dates
+        ]
+        filter_box = view.findChild(QLineEdit, "recordsFilter")
+        filter_box.setText("today")
+        wait_rows(qtbot, view, 1)
+        assert run_ids(view) == ["today"]
+        filter_box.setText("2025-03-04")
+        wait_rows(qtbot, view, 1)
+        assert run_ids(view) == ["long-ago"]
+    finally:
+        view.set_store(None)
+
+
+def test_the_date_is_the_locales_short_date(
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore, locale: None
+) -> None:
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    view = open_view(qtbot, bridge, store, 3)
+    try:
+        assert column_texts(view, TIME)[2] == "04.03.25 10:05:06"
+        filter_box = view.findChild(QLineEdit, "recordsFilter")
+        filter_box.setText("04.03.25")
+        wait_rows(qtbot, view, 1)
+        assert run_ids(view) == ["long-ago"]
+    finally:
+        view.set_store(None)
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    view = open_view(qtbot, bridge, store, 3)
+    try:
+        assert column_texts(view, TIME)[2] == "3/4/25 10:05:06"
+    finally:
+        view.set_store(None)
+
+
+def test_compare_shows_readable_start_times(
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore
+) -> None:
+    view = open_view(qtbot, bridge, store, 3)
+    try:
+        select(view, "today", "long-ago")
+        qtbot.mouseClick(
+            view.findChild(QToolButton, "recordsCompareButton"), Qt.MouseButton.LeftButton
+        )
+        compare = view.findChild(RunComparison, "recordCompare")
+        pages = view.findChild(QStackedWidget, "recordPages")
+        qtbot.waitUntil(lambda: pages.currentWidget() is compare)
+        tree = compare.tree
+        items = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(3)}
+        started = items["started_at"]
+        assert started.text(1) == TODAY_AT.strftime("%Y-%m-%d 09:07:01.500")
+        assert started.text(2) == "2025-03-04 10:05:06.000"
+        epoch = str(int(OLD_DAY.timestamp()))
+        texts = [
+            tree.topLevelItem(i).text(c)
+            for i in range(tree.topLevelItemCount())
+            for c in range(1, 3)
+        ]
+        assert not any(epoch in text for text in texts)
+        assert "2025-03-04 10:05:06" in compare.digest.text()
+    finally:
+        view.set_store(None)
+
+
+def test_a_day_label_is_made_once_per_day() -> None:
+    from studio.ui.records_cells import RunDays
+
+    days = RunDays(datetime(2026, 12, 1).date(), QLocale(QLocale.Language.C))
+    assert days.day(2026, 12, 1) == "Today"
+    assert days.day(2026, 11, 30) == "Yesterday"
+    assert days.day(2026, 11, 29) == "2026-11-29"
+    assert days.cell(time.mktime((2026, 12, 1, 14, 3, 27, 0, 0, -1))) == "Today 14:03:27"
