@@ -21,6 +21,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -70,6 +71,7 @@ from studio.ui.records_cells import (
     RUN_ID_ROLE,
     SAMPLE,
     TIME,
+    RunDays,
     outcome_label,
     time_label,
 )
@@ -150,6 +152,12 @@ def _runs(rows: Sequence[int]) -> Iterator[tuple[int, int]]:
         start = previous = row
     if start is not None and previous is not None:
         yield start, previous
+
+
+def _time_width(table: QTableView) -> int:
+    """Room for a date and time of the longest kind the Time column shows in this locale."""
+    sample = RunDays(date(2000, 1, 1)).cell(datetime(2026, 12, 28, 20, 58, 58).timestamp())
+    return max(_COLUMN_WIDTHS[TIME], table.fontMetrics().horizontalAdvance(sample) + 18)
 
 
 class ElideLeftDelegate(QStyledItemDelegate):
@@ -311,6 +319,7 @@ class RecordsView(QWidget):
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         for column, width in _COLUMN_WIDTHS.items():
             table.setColumnWidth(column, width)
+        table.setColumnWidth(TIME, _time_width(table))
         # The header asks its selection model whether each column is wholly selected, row by
         # row, on every paint: with 10,000 rows selected that is 70,000 calls into this Python
         # model (a sixth of a second). Sections are never highlighted, so the header gets a

@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.json.deep import deep_json
 from studio.core.json.surrogates import escape_lone_surrogates
+from studio.ui.json_copy import copy_action, copy_button, copy_json
 
 BATCH = 200
 CHUNK = 1000
@@ -457,8 +459,19 @@ class JsonTreeView(QWidget):
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.detail.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.detail.setPlaceholderText("Select a value to see it in full")
+        self.copy_action = copy_action(
+            self, self.copy_json, "Copy the selected value, or the whole value, as JSON"
+        )
+        self.copy_button = copy_button(self.copy_action, "copyJson")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        # At the start of the row: a view wider than the pane it scrolls in still shows it.
+        bar.addWidget(self.copy_button)
+        bar.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(bar)
         if detail:
             split = QSplitter(Qt.Orientation.Vertical)
             split.addWidget(self.tree)
@@ -485,6 +498,17 @@ class JsonTreeView(QWidget):
 
     def expand_all(self) -> None:
         self.tree.expandAll()
+
+    def copied_value(self) -> Any:
+        """What Copy as JSON takes: the selected value, else the whole value."""
+        index = self.tree.currentIndex()
+        if index.isValid() and self.tree.selectionModel().isSelected(index):
+            return self.model.value_at(index)
+        return self.model.value
+
+    def copy_json(self) -> str:
+        """Put the selected value (or the whole value) on the clipboard as JSON text."""
+        return copy_json(self.copied_value())
 
     def select_pointer(self, pointer: str) -> bool:
         """Select and scroll to the value at ``pointer``; True when it resolved exactly."""

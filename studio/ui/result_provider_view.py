@@ -33,6 +33,7 @@ from studio.core.provider.preview import PROVIDERS
 from studio.core.provider.run_preview import RunPreview, run_preview
 from studio.core.run_outcome import RunOutcome
 from studio.ui.engine_bridge import EngineBridge, Job
+from studio.ui.json_copy import copy_action, copy_button, copy_json
 from studio.ui.json_highlighter import VisibleHighlighter, json_theme
 from studio.ui.result_style import heading, note, set_accent
 
@@ -133,9 +134,14 @@ class ProviderView(QWidget):
         more.addWidget(self.elided, 1)
         more.addWidget(self.show_all)
 
+        self.copy_action = copy_action(
+            self, self.copy_json, "Copy the whole provider request body as JSON"
+        )
+        self.copy_action.setEnabled(False)
         top = QHBoxLayout()
         top.addWidget(label)
         top.addWidget(self.choice, 1)
+        top.addWidget(copy_button(self.copy_action, "copyProviderBody"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
@@ -171,6 +177,13 @@ class ProviderView(QWidget):
         self._show_words(text, None)
         self.notes.hide()
         self._set_text("")
+
+    def copy_json(self) -> str | None:
+        """Put the whole provider request body on the clipboard as JSON text (the view may show
+        only its first part)."""
+        if self.preview is None or self.preview.body is None:
+            return None
+        return copy_json(self.preview.body.body)
 
     @property
     def building(self) -> bool:
@@ -240,6 +253,7 @@ class ProviderView(QWidget):
         self.preview_shown.emit()
 
     def _set_text(self, text: str, rest: list[str] | None = None, total: int = 0) -> None:
+        self.copy_action.setEnabled(self.preview is not None and self.preview.body is not None)
         self._rest = rest or []
         self.text.setPlainText(text)
         if self._rest:

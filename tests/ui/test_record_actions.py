@@ -4,6 +4,7 @@ opening a record's input as a new sample."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLineEdit, QStackedWidget, QToolButton
 from pytestqt.qtbot import QtBot
 
@@ -18,13 +20,17 @@ from studio.core.records.store import RecordStore
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.records_cells import TIME
 from studio.ui.records_view import RecordsView
+from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.run_comparison import RunComparison
+from studio.ui.run_view import TAB_RESULT
 from tests.ui.test_records_view import (
+    REQUEST,
     close_loop,
     column_texts,
     make_outcome,
     run_ids,
     select,
+    wait_detail,
     wait_rows,
 )
 
@@ -151,3 +157,53 @@ def test_a_day_label_is_made_once_per_day() -> None:
     assert days.day(2026, 11, 30) == "Yesterday"
     assert days.day(2026, 11, 29) == "2026-11-29"
     assert days.cell(time.mktime((2026, 12, 1, 14, 3, 27, 0, 0, -1))) == "Today 14:03:27"
+
+
+# --- copy as JSON -----------------------------------------------------------------------------
+
+
+def test_copy_as_json_takes_the_whole_record_or_the_selected_node(
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore
+) -> None:
+    view = open_view(qtbot, bridge, store, 3)
+    try:
+        select(view, "today")
+        detail = wait_detail(qtbot, view, "today")
+        stored = detail.stored
+        detail.tabs.setCurrentIndex(detail.stored_tab)
+        clipboard = QGuiApplication.clipboard()
+        clipboard.setText("")
+        stored.tree.setFocus()
+        qtbot.waitUntil(stored.tree.hasFocus)
+        qtbot.keyClick(stored.tree, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        copied = json.loads(clipboard.text())
+        assert copied["run_id"] == "today"
+        assert copied["sample"] == "support-ticket"
+        assert clipboard.text().startswith('{\n  "run_id": "today"')  # indented by two
+
+        assert stored.select_pointer("/hook")
+        stored.copy_button.click()
+        hook = json.loads(clipboard.text())
+        assert hook == copied["hook"]
+        assert (hook["source"], hook["function"]) == ("lib/policy.py", "transform")
+
+        run = detail.run
+        run.tabs.setCurrentIndex(TAB_RESULT)
+        result = run.result_view
+        result.tree.setFocus()
+        result.tree.clearSelection()
+        qtbot.keyClick(result.tree, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        assert json.loads(clipboard.text()) == {**REQUEST, "tools": [{"name": "fs_read"}]}
+    finally:
+        view.set_store(None)
+
+
+def test_copied_json_keeps_every_character_and_is_never_cut(qtbot: QtBot) -> None:
+    tree = JsonTreeView()
+    qtbot.addWidget(tree)
+    long_text = "é" * 300_000  # longer than the detail pane shows
+    tree.set_value({"text": long_text, "emoji": "🔧", "n": 1.5})
+    text = tree.copy_json()
+    assert QGuiApplication.clipboard().text() == text
+    assert "🔧" in text and "\\u" not in text
+    assert json.loads(text) == {"text": long_text, "emoji": "🔧", "n": 1.5}
