@@ -60,8 +60,10 @@ class HookRuntime(ABC):
 
     @classmethod
     @abstractmethod
-    def functions(cls, path: Path) -> FunctionList:
-        """The callable top-level functions of a source file; never raises on a broken file."""
+    def functions(cls, path: Path, *, module: bool = False) -> FunctionList:
+        """The callable top-level functions of a source file; never raises on a broken file.
+        ``module``: the names a step or chain hook may export (where the language tells them
+        apart from what a pre-LLM hook may call)."""
 
     def serves(self, settings: StudioSettings, sandbox: SandboxPlan | None) -> bool:
         """Whether this instance can run calls under ``settings``: its workers were started

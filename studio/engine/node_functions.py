@@ -20,8 +20,9 @@ FUNCTIONS_SCRIPT = Path(__file__).with_name("node") / "functions.mjs"
 _TIMEOUT_S = 20.0
 
 
-def functions_in_js_file(path: str | Path) -> FunctionList:
-    """The top-level functions of a ``.ts``/``.mts``/``.js``/``.mjs`` file. A file that cannot
+def functions_in_js_file(path: str | Path, *, module: bool = False) -> FunctionList:
+    """The top-level functions of a ``.ts``/``.mts``/``.js``/``.mjs`` file as ADF calls them,
+    or with ``module`` the exports of the ES module a step or chain hook is. A file that cannot
     be read raises ``OSError``, as for Python sources; anything else is a problem in the list."""
     path = Path(path)
     data = path.read_bytes()
@@ -34,10 +35,18 @@ def functions_in_js_file(path: str | Path) -> FunctionList:
     try:
         node = find_node()
     except NodeUnavailable as exc:
-        return FunctionList([], SourceProblem(f"the function list needs Node: {exc}", 1))
+        return FunctionList(
+            [], SourceProblem(f"the function list needs Node: {exc}", 1), listed=False
+        )
     try:
         done = subprocess.run(
-            [node.path, "--no-warnings", str(FUNCTIONS_SCRIPT), path.name],
+            [
+                node.path,
+                "--no-warnings",
+                str(FUNCTIONS_SCRIPT),
+                path.name,
+                *(["--module"] if module else []),
+            ],
             input=text.encode("utf-8"),
             capture_output=True,
             timeout=_TIMEOUT_S,
@@ -45,7 +54,9 @@ def functions_in_js_file(path: str | Path) -> FunctionList:
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return FunctionList([], SourceProblem(f"Node could not list the functions: {exc}", 1))
+        return FunctionList(
+            [], SourceProblem(f"Node could not list the functions: {exc}", 1), listed=False
+        )
     return _read_answer(done)
 
 
@@ -57,7 +68,7 @@ def _read_answer(done: subprocess.CompletedProcess[bytes]) -> FunctionList:
         else:
             tail = stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
             message = f"Node could not list the functions: {tail[0]}"
-        return FunctionList([], SourceProblem(message, 1))
+        return FunctionList([], SourceProblem(message, 1), listed=False)
     try:
         answer = json.loads(done.stdout)
         functions = [
@@ -72,6 +83,9 @@ def _read_answer(done: subprocess.CompletedProcess[bytes]) -> FunctionList:
             if raw
             else None
         )
+        unchecked = tuple(str(name) for name in answer.get("unchecked", ()))
+        open_ended = bool(answer.get("open_ended"))
     except (ValueError, KeyError, TypeError) as exc:
-        return FunctionList([], SourceProblem(f"Node gave an unreadable function list: {exc}", 1))
-    return FunctionList(functions, problem)
+        problem = SourceProblem(f"Node gave an unreadable function list: {exc}", 1)
+        return FunctionList([], problem, listed=False)
+    return FunctionList(functions, problem, unchecked=unchecked, open_ended=open_ended)

@@ -379,8 +379,8 @@ class NodeRuntime(HookRuntime):
         self._old_hosts: set[NodeHost] = set()
 
     @classmethod
-    def functions(cls, path: Path) -> FunctionList:
-        return functions_in_js_file(path)
+    def functions(cls, path: Path, *, module: bool = False) -> FunctionList:
+        return functions_in_js_file(path, module=module)
 
     async def start(self) -> None:
         # A missing or unusable Node is reported by the first call that needs it.

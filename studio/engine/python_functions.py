@@ -50,13 +50,29 @@ class SourceProblem:
 
 class FunctionList(list[FunctionInfo]):
     """The functions found, in file order (one per name: the last definition, as at run time),
-    and ``syntax_error``: the first problem that keeps the file from compiling, or None."""
+    and ``syntax_error``: the first problem that keeps the file from compiling, or None.
+
+    ``unchecked`` names the other top-level bindings: values (a call's result, an import, a
+    class) that may or may not be callable when the hook runs, so their absence from the list
+    proves nothing. ``open_ended`` says that the file may bind names no parse can see (a star
+    import): then no name is known to be missing. ``listed`` is False when the studio could not
+    read the file's functions at all (its parser could not be run): ``syntax_error`` then says
+    why, and nothing is known about the file."""
 
     def __init__(
-        self, functions: list[FunctionInfo] | None = None, syntax_error: SourceProblem | None = None
+        self,
+        functions: list[FunctionInfo] | None = None,
+        syntax_error: SourceProblem | None = None,
+        *,
+        unchecked: tuple[str, ...] = (),
+        open_ended: bool = False,
+        listed: bool = True,
     ) -> None:
         super().__init__(functions or [])
         self.syntax_error = syntax_error
+        self.unchecked = unchecked
+        self.open_ended = open_ended
+        self.listed = listed
 
     def names(self) -> list[str]:
         return [f.name for f in self]
@@ -76,7 +92,12 @@ def top_level_functions(source_text: str) -> FunctionList:
         return FunctionList(_last_per_name(found), _problem(exc, source_text))
     found = []
     _collect(tree.body, found)
-    return FunctionList(_last_per_name(found))
+    functions = _last_per_name(found)
+    others: dict[str, None] = {}
+    open_ended = _other_bindings(tree.body, others)
+    listed = {f.name for f in functions}
+    unchecked = tuple(name for name in others if name not in listed)
+    return FunctionList(functions, unchecked=unchecked, open_ended=open_ended)
 
 
 def functions_in_file(path: str | Path) -> FunctionList:
@@ -137,6 +158,45 @@ def _collect(body: list[ast.stmt], found: list[FunctionInfo], offset: int = 0) -
                 _collect(block, found, offset)
             for handler in node.handlers:
                 _collect(handler.body, found, offset)
+
+
+def _other_bindings(body: list[ast.stmt], names: dict[str, None]) -> bool:
+    """Add to ``names`` every top-level name bound by anything but a ``def`` or a lambda; True
+    when a star import may bind names that cannot be seen."""
+    open_ended = False
+    for node in body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+            targets = [node.target]
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = None  # a class is callable: the runtime would call it
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    open_ended = True
+                else:
+                    names[alias.asname or alias.name.split(".")[0]] = None
+        if isinstance(node, ast.With | ast.AsyncWith):
+            targets = [item.optional_vars for item in node.items if item.optional_vars]
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Name):
+                    names[part.id] = None
+        if isinstance(node, ast.With | ast.AsyncWith):
+            open_ended |= _other_bindings(node.body, names)
+        elif isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
+            open_ended |= _other_bindings(node.body, names)
+            open_ended |= _other_bindings(node.orelse, names)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            for block in (node.body, node.orelse, node.finalbody):
+                open_ended |= _other_bindings(block, names)
+            for handler in node.handlers:
+                if handler.name:
+                    names[handler.name] = None
+                open_ended |= _other_bindings(handler.body, names)
+    return open_ended
 
 
 def _params(args: ast.arguments) -> tuple[str, ...]:

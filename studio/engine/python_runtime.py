@@ -32,7 +32,7 @@ class PythonRuntime(HookRuntime):
         return self._host.sandbox_notice
 
     @classmethod
-    def functions(cls, path: Path) -> FunctionList:
+    def functions(cls, path: Path, *, module: bool = False) -> FunctionList:
         return functions_in_file(path)
 
     async def start(self) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,14 +34,21 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.findings import Finding, errors
-from studio.core.pre_llm.config import LIMIT_MESSAGE, MAX_TIMEOUT_MS, effective_timeout_ms
+from studio.core.hook_source_findings import FUNCTION_RULES, SourceLookup
+from studio.core.pre_llm.config import (
+    LIMIT_MESSAGE,
+    MAX_TIMEOUT_MS,
+    SourceHome,
+    effective_timeout_ms,
+)
+from studio.core.pre_llm.config_warnings import config_warnings
 from studio.core.pre_llm.targets import (
-    FUNCTION_MISSING,
     HookDraft,
     Rows,
-    SourceFile,
+    TargetRow,
     add_row,
     applies_view,
+    choose,
     move_row,
     parse_timeout,
     remove_row,
@@ -48,10 +56,12 @@ from studio.core.pre_llm.targets import (
     validate_draft,
 )
 from studio.core.source_ref import format_source_ref, parse_source_ref
-from studio.engine.runtimes import unrunnable_problem
+from studio.engine.runtimes import language_problem
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
 LIMIT_POINTER = "/limits/execution_timeout_ms"
+TYPING_RECHECK_MS = 100
+"""How long the findings wait for the next keystroke in a cell before they are checked."""
 
 ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
 # Both colours are set, so the banner reads the same on a light and a dark palette.
@@ -104,7 +114,15 @@ class HookEditor(QWidget):
         self._declared: tuple[str, ...] = ()
         self._limit_ms: int | None = 60_000
         self._functions: list[str] = []
-        self._source_file: Callable[[str], SourceFile | None] | None = None
+        self._source_file: SourceLookup | None = None
+        self._node_problem: str | None = None
+        self._agent_config: Callable[[], Any] | None = None
+        self._home: SourceHome = "folder"
+        self._typed: tuple[int, str] | None = None
+        self._typing_timer = QTimer(self)
+        self._typing_timer.setSingleShot(True)
+        self._typing_timer.setInterval(TYPING_RECHECK_MS)
+        self._typing_timer.timeout.connect(self._on_typing_settled)
         self._showing = False
         self._has_hook = False
         self._read_only: str | None = None
@@ -216,6 +234,8 @@ class HookEditor(QWidget):
         self.remove_target.clicked.connect(self._on_remove_selected)
         self.targets.remove_requested.connect(self._on_remove_row)
         self.targets.move_requested.connect(self._on_move_row)
+        self.targets.name_typed.connect(self._on_name_typed)
+        self.targets.name_editor_closed.connect(self._on_name_editor_closed)
         self.save_button.clicked.connect(self.save_requested)
         self.remove_hook_button.clicked.connect(self.remove_requested)
         self._show_draft(self.draft)
@@ -253,10 +273,25 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
-    def set_source_lookup(self, lookup: Callable[[str], SourceFile | None] | None) -> None:
+    def set_source_lookup(self, lookup: SourceLookup | None) -> None:
         """How to find what is at a source path (whether it exists, its functions), for the
         findings; None when no workspace is open."""
         self._source_file = lookup
+        self._render(self.draft)
+
+    def set_agent_config(
+        self, document: Callable[[], Any] | None, home: SourceHome = "folder"
+    ) -> None:
+        """How to read the agent config as it is on disk, and where its sources live, for the
+        warnings that ``hook-studio check-config`` gives (unknown keys and the rest)."""
+        self._agent_config = document
+        self._home = home
+        self._render(self.draft)
+
+    def set_node_problem(self, problem: str | None) -> None:
+        """Why the Node the studio would use cannot run TypeScript or JavaScript hooks (None
+        when it can)."""
+        self._node_problem = problem
         self._render(self.draft)
 
     def recheck(self) -> None:
@@ -304,6 +339,25 @@ class HookEditor(QWidget):
         )
         self.targets.setCurrentIndex(self.targets_model.index(destination, 0))
 
+    def _on_name_typed(self, row: int, text: str) -> None:
+        """A loop name being typed in its cell is checked before it is committed."""
+        self._typed = (row, text)
+        self._typing_timer.start()
+
+    def _on_typing_settled(self) -> None:
+        if self._typed is None:
+            return
+        row, text = self._typed
+        if 0 <= row < len(self.draft.rows):
+            typed = self.draft.with_rows(choose(self.draft.rows, row, TargetRow.loop(text.strip())))
+            self._show_findings(typed)
+
+    def _on_name_editor_closed(self) -> None:
+        self._typing_timer.stop()
+        if self._typed is not None:
+            self._typed = None
+            self._show_findings(self.draft)
+
     def _source_text(self) -> str:
         path = self.source.text().strip()
         function = self.function.currentText().strip() or "main"
@@ -346,7 +400,44 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
-        self.findings = validate_draft(draft, unrunnable_problem, self._source_file)
+        self._show_findings(draft)
+
+        timeout, _ = parse_timeout(draft.timeout)
+        if self._limit_ms is None:
+            self.effective.setText("no effective time: the agent has no valid limit")
+            self.effective.setToolTip(f"{LIMIT_MESSAGE}; every hooked call fails")
+        else:
+            self.effective.setToolTip("")
+            effective = effective_timeout_ms(timeout, self._limit_ms)
+            self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
+        self.summary.setText(summary(draft.rows))
+
+        view = applies_view(draft.rows, self._declared)
+        self.applies.setRowCount(len(view))
+        rows_height = sum(self.applies.rowHeight(i) for i in range(len(view)))
+        self.applies.setFixedHeight(rows_height + self.applies.horizontalHeader().height() + 4)
+        for row, (label, runs) in enumerate(view):
+            self.applies.setItem(row, 0, QTableWidgetItem(label))
+            mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")
+            mark.setForeground(Qt.GlobalColor.darkGreen if runs else Qt.GlobalColor.gray)
+            self.applies.setItem(row, 1, mark)
+        self.remove_hook_button.setEnabled(self._has_hook and not self._read_only)
+
+    def _language_problem(self, path: str) -> str | None:
+        return language_problem(path, self._node_problem)
+
+    def _show_findings(self, draft: HookDraft) -> None:
+        """The findings of ``draft`` (the draft itself, or one with a cell's text as typed),
+        their marks on the fields and rows, and whether Save may run."""
+        found = validate_draft(draft, self._language_problem, self._source_file)
+        on_disk = self._agent_config() if self._agent_config is not None else None
+        shown = {(f.rule, f.pointer) for f in found}
+        found += [
+            f
+            for f in config_warnings(draft, on_disk, self._home)
+            if (f.rule, f.pointer) not in shown
+        ]
+        self.findings = found
         problems: dict[int, str] = {}
         for finding in self.findings:
             if len(finding.path) == 2 and finding.path[0] == "targets":
@@ -355,7 +446,7 @@ class HookEditor(QWidget):
         # A function the file lacks is marked on the function box, the rest of the source's
         # errors on the path.
         fields = {
-            "function" if f.rule == FUNCTION_MISSING else f.path[0]
+            "function" if f.rule in FUNCTION_RULES else f.path[0]
             for f in errors(self.findings)
             if f.path
         }
@@ -382,28 +473,7 @@ class HookEditor(QWidget):
             self.findings_list.addItem(item)
         elif not self.findings:
             self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
-
-        timeout, _ = parse_timeout(draft.timeout)
-        if self._limit_ms is None:
-            self.effective.setText("no effective time: the agent has no valid limit")
-            self.effective.setToolTip(f"{LIMIT_MESSAGE}; every hooked call fails")
-        else:
-            self.effective.setToolTip("")
-            effective = effective_timeout_ms(timeout, self._limit_ms)
-            self.effective.setText(f"effective {effective} ms (agent limit {self._limit_ms} ms)")
-        self.summary.setText(summary(draft.rows))
-
-        view = applies_view(draft.rows, self._declared)
-        self.applies.setRowCount(len(view))
-        rows_height = sum(self.applies.rowHeight(i) for i in range(len(view)))
-        self.applies.setFixedHeight(rows_height + self.applies.horizontalHeader().height() + 4)
-        for row, (label, runs) in enumerate(view):
-            self.applies.setItem(row, 0, QTableWidgetItem(label))
-            mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")
-            mark.setForeground(Qt.GlobalColor.darkGreen if runs else Qt.GlobalColor.gray)
-            self.applies.setItem(row, 1, mark)
         self.save_button.setEnabled(self.valid and not self._read_only)
-        self.remove_hook_button.setEnabled(self._has_hook and not self._read_only)
         self.save_button.setToolTip(
             f"Read-only: {self._read_only}"
             if self._read_only

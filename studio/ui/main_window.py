@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.app_settings import AppSettings, save_settings
 from studio.core.findings import errors
+from studio.core.hook_source_findings import source_file_in
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
@@ -47,7 +48,7 @@ from studio.core.workspace.draft_recovery import discard_recovery, load_recovery
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileError
 from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
-from studio.engine.runtimes import runnable_extensions, runtime_for
+from studio.engine.runtimes import node_problem, runnable_extensions, runtime_for
 from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
 from studio.ui.hook_editor import HookEditor
@@ -399,6 +400,7 @@ class MainWindow(QMainWindow):
         self._listing_jobs.clear()
         self._sources()
         self.hook_editor.set_source_lookup(self._source_file)
+        self._check_node()
         self.bridge.open_workspace(workspace, store)
         if self._on_screen:
             self.bridge.warm_up()
@@ -489,6 +491,10 @@ class MainWindow(QMainWindow):
         limit = check_agent_config(self.document.document).execution_limit_ms
         self.hook_editor.set_context(
             self._declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
+        )
+        document = self.document
+        self.hook_editor.set_agent_config(
+            lambda: document.document, "adf" if self.workspace.kind == "adf" else "folder"
         )
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
         self._refresh_loops()
@@ -691,13 +697,14 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             return None
         target = self.workspace.source_root / path
-        if self.workspace.missing_source(path) or not target.is_file():
-            return SourceFile(exists=False)
-        listing = self._listing(target)
-        if listing is None:
-            return SourceFile(exists=True)
-        problem = listing.syntax_error
-        return SourceFile(True, tuple(listing.names()), str(problem) if problem else None)
+        listing = self._listing(target) if target.is_file() else None
+        return source_file_in(self.workspace, path, listing)
+
+    def _check_node(self) -> None:
+        """Whether TypeScript and JavaScript hooks can run, asked off the GUI thread (it may
+        start Node), for the editor's findings."""
+        job = self.bridge.submit(node_problem)
+        job.finished.connect(self.hook_editor.set_node_problem)
 
     def _keep_recovery(self) -> None:
         """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""
@@ -1074,6 +1081,7 @@ class MainWindow(QMainWindow):
         self.settings = self.settings.model_copy(update={"node": node})
         use_node_setting(node)
         self._save_settings()
+        self._check_node()
 
     # ---- layout and closing ---------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHeaderView,
+    QLineEdit,
     QStyledItemDelegate,
     QTableView,
     QToolButton,
@@ -178,11 +179,18 @@ class TargetTableModel(QAbstractTableModel):
 
 
 class _TargetDelegate(QStyledItemDelegate):
-    """A combo box of the row's choices in the Target column."""
+    """A combo box of the row's choices in the Target column; a loop name's text is reported
+    as it is typed (``typed(row, text)``), so its findings need not wait for Enter."""
+
+    typed = Signal(int, str)
 
     def createEditor(self, parent: QWidget, option: Any, index: AnyIndex) -> QWidget:
         if index.column() != TARGET_COLUMN:
-            return super().createEditor(parent, option, index)
+            editor = super().createEditor(parent, option, index)
+            if isinstance(editor, QLineEdit):
+                row = QPersistentModelIndex(index)
+                editor.textEdited.connect(lambda text: self.typed.emit(row.row(), text))
+            return editor
         model = index.model()
         assert isinstance(model, TargetTableModel)
         combo = QComboBox(parent)
@@ -209,10 +217,16 @@ class TargetTableView(QTableView):
     add_requested = Signal()
     remove_requested = Signal(int)
     move_requested = Signal(int, int)
+    name_typed = Signal(int, str)
+    """A loop name as it stands in its cell's editor, before it is committed."""
+    name_editor_closed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setItemDelegate(_TargetDelegate(self))
+        delegate = _TargetDelegate(self)
+        delegate.typed.connect(self.name_typed)
+        delegate.closeEditor.connect(lambda *_: self.name_editor_closed.emit())
+        self.setItemDelegate(delegate)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(

@@ -15,6 +15,8 @@ from enum import StrEnum
 from typing import Any
 
 from studio.core.findings import Finding, errors
+from studio.core.hook_source_findings import SourceFile as SourceFile
+from studio.core.hook_source_findings import SourceLookup, source_findings
 from studio.core.js_text import js_trim
 from studio.core.pre_llm.config import (
     KNOWN_HOOK_KEYS,
@@ -214,19 +216,6 @@ def parse_timeout(text: str) -> tuple[int | None, str | None]:
     return int(value), None
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    """What is at a hook's source path, as the window found it, for the findings before Save."""
-
-    exists: bool
-    functions: tuple[str, ...] | None = None
-    """The callable top-level functions; None when the studio cannot list them."""
-    problem: str | None = None
-    """Why the file does not parse, and where; ``functions`` then lists what could be read."""
-
-
-FUNCTION_MISSING = "targets.function_missing"
-
 # ADF loads hook sources of these kinds only; the studio runs Python hooks as well.
 ADF_SOURCE_EXTENSIONS = (".js", ".ts")
 
@@ -234,7 +223,7 @@ ADF_SOURCE_EXTENSIONS = (".js", ".ts")
 def validate_draft(
     draft: HookDraft,
     language_problem: Callable[[str], str | None] | None = None,
-    source_file: Callable[[str], SourceFile | None] | None = None,
+    source_file: SourceLookup | None = None,
 ) -> list[Finding]:
     """Every problem with a draft at once, each with the field or row it belongs to.
     ``language_problem`` says why no studio runtime runs a source path (None when one does);
@@ -250,17 +239,6 @@ def validate_draft(
         if problem:
             found.append(Finding(("source",), problem[0].upper() + problem[1:], "targets.source"))
         else:
-            if language_problem is not None and (unrunnable := language_problem(path)):
-                # The agent's runtime may well run it: a warning, so a valid config still saves.
-                found.append(
-                    Finding(
-                        ("source",),
-                        f"{unrunnable[0].upper()}{unrunnable[1:]}: the agent can use this hook, "
-                        "but the studio cannot run it",
-                        "targets.runtime",
-                        "warning",
-                    )
-                )
             if path.endswith(".py"):
                 found.append(
                     Finding(
@@ -271,9 +249,9 @@ def validate_draft(
                         "warning",
                     )
                 )
-            on_disk = source_file(path) if source_file is not None else None
-            if on_disk is not None:
-                found.extend(_source_findings(path, ref.function, on_disk))
+            found.extend(
+                source_findings(ref, ("source",), source_file, language_problem=language_problem)
+            )
 
     rows = draft.rows
     if not rows:
@@ -326,52 +304,6 @@ def validate_draft(
     _, timeout_issue = parse_timeout(draft.timeout)
     if timeout_issue:
         found.append(Finding(("timeout_ms",), timeout_issue, "targets.timeout"))
-    return found
-
-
-def _source_findings(path: str, function: str, at: SourceFile) -> list[Finding]:
-    if not at.exists:
-        # The runtime fails every call of the hook with this text, so the config cannot work.
-        return [
-            Finding(
-                ("source",),
-                f'Source file "{path}" was not found; every call of the hook fails until it exists',
-                "targets.source_missing",
-            )
-        ]
-    found: list[Finding] = []
-    if at.problem:
-        found.append(
-            Finding(
-                ("source",),
-                f"{path} does not parse: {at.problem}; every call of the hook fails until it does",
-                "targets.source_broken",
-                "warning",
-            )
-        )
-    if at.functions is not None and function not in at.functions:
-        # A file that parses is listed exactly as the runtime compiles it, and the runtime then
-        # fails every call with 'Function "x" not found': an error. In a file that does not
-        # parse (most often one being edited) the function may sit in the part that could not
-        # be read, so its absence is only likely: a warning, which does not block Save.
-        if at.problem:
-            found.append(
-                Finding(
-                    ("source",),
-                    f'Function "{function}" is not in the part of "{path}" that parses',
-                    FUNCTION_MISSING,
-                    "warning",
-                )
-            )
-        else:
-            listed = ", ".join(at.functions) if at.functions else "none"
-            found.append(
-                Finding(
-                    ("source",),
-                    f'Function "{function}" not found in "{path}" (its functions: {listed})',
-                    FUNCTION_MISSING,
-                )
-            )
     return found
 
 

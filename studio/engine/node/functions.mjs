@@ -1,6 +1,12 @@
 // The function picker's listing of a TypeScript or JavaScript hook source, as ADF would see it:
-// `node functions.mjs <path>` reads the file's text on stdin and prints one JSON line,
-// {"functions": [{name, line, is_async, params}], "problem": {message, line, column} | null}.
+// `node functions.mjs <path> [--module]` reads the file's text on stdin and prints one JSON line,
+// {"functions": [{name, line, is_async, params}], "unchecked": [name], "open_ended": bool,
+//  "problem": {message, line, column} | null}. `unchecked` names the bindings whose value may
+// or may not be a function when the hook runs (a call's result, an import); `open_ended` says
+// that names no parse can see may be there (`export * from`).
+//
+// With `--module` the file is read as the ES module a step or chain hook is (types stripped, no
+// rewrite) and the listing is its exports, `default` included, by the name they export.
 //
 // ADF compiles the type-stripped, rewritten file as the body of an async function and calls any
 // top-level binding that holds a function (spec/js-runtime.md §1). So the listing follows the
@@ -138,7 +144,7 @@ function collect(program, code, map) {
     if (node.type === 'FunctionDeclaration' && node.id) {
       set(node.id.name, found(node.id.name, node, node));
     } else if (node.type === 'ClassDeclaration' && node.id) {
-      set(node.id.name, null);
+      set(node.id.name, CLASS);
     } else if (node.type === 'VariableDeclaration') {
       for (const d of node.declarations) {
         if (d.id.type !== 'Identifier') continue;
@@ -157,11 +163,104 @@ function collect(program, code, map) {
   }
   // Function declarations are hoisted, so a later declaration of a name wins over an earlier
   // one; what is left is listed in file order.
-  return [...bound.values()].filter(Boolean).sort((a, b) => a.line - b.line);
+  return listing(bound, false);
 }
 
-function list(path, text) {
+// `bound` maps a name to its function's entry, null when the value shows only at run time, or
+// CLASS (never callable without `new`, so no choice and no doubt).
+const CLASS = Symbol('class');
+
+function listing(bound, openEnded) {
+  const functions = [...bound.values()].filter((v) => v && v !== CLASS);
+  functions.sort((a, b) => a.line - b.line);
+  const unchecked = [...bound].filter(([, v]) => v === null).map(([name]) => name);
+  return { functions, unchecked, open_ended: openEnded };
+}
+
+// The exports of an ES module, each under the name it is exported as.
+function collectModule(program, code, map) {
+  const found = (name, fn, at) => ({
+    name,
+    line: original(map, at.loc.start.line, at.loc.start.column).line,
+    is_async: Boolean(fn.async),
+    params: params(fn, code),
+  });
+  const local = new Map();
+  const declare = (node) => {
+    if (!node) return [];
+    if (node.type === 'FunctionDeclaration' && node.id) {
+      local.set(node.id.name, found(node.id.name, node, node));
+      return [node.id.name];
+    }
+    if (node.type === 'ClassDeclaration' && node.id) {
+      local.set(node.id.name, CLASS);
+      return [node.id.name];
+    }
+    if (node.type === 'VariableDeclaration') {
+      const names = [];
+      for (const d of node.declarations) {
+        if (d.id.type !== 'Identifier') continue;
+        local.set(d.id.name, isFunction(d.init) ? found(d.id.name, d.init, d) : null);
+        names.push(d.id.name);
+      }
+      return names;
+    }
+    if (node.type === 'ImportDeclaration') {
+      for (const spec of node.specifiers) local.set(spec.local.name, null);
+    }
+    return [];
+  };
+  const declared = new Map();
+  for (const node of program.body) {
+    const inner = node.type === 'ExportNamedDeclaration' ? node.declaration : node;
+    declared.set(node, declare(inner));
+  }
+  const exported = new Map();
+  let openEnded = false;
+  const as = (entry, name) => (entry && entry !== CLASS ? { ...entry, name } : entry);
+  const nameOf = (n) => (n.type === 'Literal' ? String(n.value) : n.name);
+  for (const node of program.body) {
+    if (node.type === 'ExportNamedDeclaration') {
+      for (const name of node.declaration ? declared.get(node) : []) {
+        exported.set(name, local.get(name) ?? null);
+      }
+      for (const spec of node.specifiers ?? []) {
+        const name = nameOf(spec.exported);
+        exported.set(name, node.source ? null : as(local.get(nameOf(spec.local)) ?? null, name));
+      }
+    } else if (node.type === 'ExportDefaultDeclaration') {
+      const d = node.declaration;
+      if (d.type === 'FunctionDeclaration' || isFunction(d)) {
+        exported.set('default', found('default', d, node));
+        if (d.id) local.set(d.id.name, found(d.id.name, d, node));
+      } else if (d.type === 'ClassDeclaration' || d.type === 'ClassExpression') {
+        exported.set('default', CLASS);
+      } else if (d.type === 'Identifier') {
+        exported.set('default', as(local.get(d.name) ?? null, 'default'));
+      } else {
+        exported.set('default', null);
+      }
+    } else if (node.type === 'ExportAllDeclaration') {
+      if (node.exported) exported.set(nameOf(node.exported), null);
+      else openEnded = true;
+    }
+  }
+  return listing(exported, openEnded);
+}
+
+function parseModule(code, map) {
+  try {
+    return acorn.parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: true });
+  } catch (err) {
+    const at = err?.loc ? original(map, err.loc.line, err.loc.column) : { line: 1, column: null };
+    const message = String(err?.message ?? err).replace(/ \(\d+:\d+\)$/, '');
+    throw new Broken(message, at.line, at.column);
+  }
+}
+
+function list(path, text, asModule) {
   const { code, map } = stripTypes(path, text);
+  if (asModule) return collectModule(parseModule(code, map), code, map);
   const script = rewrite(code);
   compileCheck(script, map);
   return collect(parse(script, map), script, map);
@@ -171,7 +270,7 @@ function list(path, text) {
 // blanked out (line breaks kept, so every position stays) and the rest is tried again.
 const TOP_LEVEL_START = /^[^\s)\]}]/;
 
-function salvage(path, text, first) {
+function salvage(path, text, first, asModule) {
   const lines = text.split('\n');
   let broken = first;
   const deadline = Date.now() + SALVAGE_MS;
@@ -180,27 +279,30 @@ function salvage(path, text, first) {
     const starts = lines.map((l, i) => (TOP_LEVEL_START.test(l) ? i : -1)).filter((i) => i >= 0);
     const head = Math.max(0, ...starts.filter((i) => i <= bad));
     const tail = Math.min(lines.length, ...starts.filter((i) => i > bad));
-    if (lines.slice(head, tail).every((l) => l === '')) return [];
+    if (lines.slice(head, tail).every((l) => l === '')) return NOTHING;
     for (let i = head; i < tail; i++) lines[i] = '';
     try {
-      return list(path, lines.join('\n'));
+      return list(path, lines.join('\n'), asModule);
     } catch (err) {
-      if (!(err instanceof Broken)) return [];
+      if (!(err instanceof Broken)) return NOTHING;
       broken = err;
     }
   }
-  return [];
+  return NOTHING;
 }
+
+const NOTHING = { functions: [], unchecked: [], open_ended: false };
 
 function main() {
   const path = process.argv[2];
+  const asModule = process.argv.includes('--module');
   const text = readFileSync(0, 'utf8');
   try {
-    return { functions: list(path, text), problem: null };
+    return { ...list(path, text, asModule), problem: null };
   } catch (err) {
     if (!(err instanceof Broken)) throw err;
     const problem = { message: err.message, line: err.line, column: err.column };
-    return { functions: salvage(path, text, err), problem };
+    return { ...salvage(path, text, err, asModule), problem };
   }
 }
 

@@ -189,25 +189,25 @@ class TestDraftValidation:
         assert found("lib/gone.ts:transform") == [
             (
                 "error",
-                "targets.source_missing",
-                'Source file "lib/gone.ts" was not found; every call of the hook fails until '
-                "it exists",
+                "source.missing",
+                "lib/gone.ts does not exist; every call of the hook fails until it exists",
             )
         ]
-        assert found("lib/good.ts:nowhere") == [
+        assert found("lib/good.ts:transfrom") == [
             (
                 "error",
-                "targets.function_missing",
-                'Function "nowhere" not found in "lib/good.ts" (its functions: transform, main)',
+                "source.function_missing",
+                "lib/good.ts has no function `transfrom`; it has: transform, main "
+                "(did you mean `transform`?)",
             )
         ]
         # A file that does not parse: its absence is only likely, so nothing blocks Save.
         assert [(s, r) for s, r, _ in found("lib/broken.ts:transform")] == [
-            ("warning", "targets.source_broken"),
-            ("warning", "targets.function_missing"),
+            ("warning", "source.broken"),
+            ("warning", "source.function_unchecked"),
         ]
         assert [(s, r) for s, r, _ in found("lib/broken.ts:helper")] == [
-            ("warning", "targets.source_broken")
+            ("warning", "source.broken")
         ]
         # A path that cannot be in the workspace is not looked up.
         asked.clear()

@@ -1,0 +1,114 @@
+"""The hook editor's Findings in the real window: what check-config warns about, a loop name
+checked as it is typed, a TypeScript source when Node cannot run it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QMessageBox
+
+from studio.core.app_settings import AppSettings
+from studio.core.pre_llm.targets import FREE_NAME_LABEL
+from studio.ui.main_window import MainWindow
+from studio.ui.target_table import NAME_COLUMN, TARGET_COLUMN
+
+WAIT_MS = 20_000
+
+
+def open_window(qtbot, workspace, tmp_path, monkeypatch) -> MainWindow:
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_workspace(workspace)
+    return win
+
+
+@pytest.fixture
+def window(qtbot, sample_workspace, tmp_path, monkeypatch):
+    win = open_window(qtbot, sample_workspace, tmp_path, monkeypatch)
+    yield win
+    win.undo_stack.setClean()
+    win.close()
+
+
+def findings_text(editor) -> list[str]:
+    return [editor.findings_list.item(i).text() for i in range(editor.findings_list.count())]
+
+
+def test_an_unknown_key_in_the_hook_is_a_warning_that_does_not_block_save(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    agent = sample_workspace / "agent.json"
+    config = json.loads(agent.read_text())
+    config["pre_llm_hook"]["retries"] = 2
+    agent.write_text(json.dumps(config, indent=2))
+    win = open_window(qtbot, sample_workspace, tmp_path, monkeypatch)
+    editor = win.hook_editor
+    qtbot.waitUntil(lambda: editor.function.count() > 0, timeout=WAIT_MS)
+    warned = [m for m in findings_text(editor) if "'retries' is not a pre_llm_hook setting" in m]
+    assert len(warned) == 1 and warned[0].startswith("⚠"), findings_text(editor)
+    item = editor.findings_list.findItems(warned[0], Qt.MatchFlag.MatchExactly)[0]
+    assert item.toolTip() == "/pre_llm_hook/retries"
+    assert editor.save_button.isEnabled()
+    # An edit keeps the key, so the warning stays.
+    editor.timeout.selectAll()
+    qtbot.keyClicks(editor.timeout, "6000")
+    assert any("'retries'" in m for m in findings_text(editor))
+    win.undo_stack.setClean()
+    win.close()
+
+
+def test_a_loop_name_is_checked_while_it_is_typed(qtbot, window):
+    editor = window.hook_editor
+    model, view = editor.targets_model, editor.targets
+    row = len(editor.draft.rows)
+    editor.add_target.click()
+    assert model.setData(model.index(row, TARGET_COLUMN), FREE_NAME_LABEL)
+    index = model.index(row, NAME_COLUMN)
+    view.setCurrentIndex(index)
+    view.edit(index)
+    cell = view.indexWidget(index) or view.focusWidget()
+    assert isinstance(cell, QLineEdit)
+
+    qtbot.keyClicks(cell, "Bad Name")
+    # Before Enter: the finding of the name as typed, and Save is off.
+    qtbot.waitUntil(
+        lambda: any("loop name 'Bad Name'" in m for m in findings_text(editor)), timeout=WAIT_MS
+    )
+    assert not editor.save_button.isEnabled()
+    assert editor.draft.rows[row].name == ""  # nothing committed yet
+
+    cell.clear()
+    qtbot.keyClicks(cell, "triage")
+    qtbot.waitUntil(
+        lambda: not any("Target" in m or "loop name" in m for m in findings_text(editor)),
+        timeout=WAIT_MS,
+    )
+    assert editor.save_button.isEnabled()
+
+    # Escape leaves the row as it was, and its findings with it.
+    qtbot.keyClick(cell, Qt.Key.Key_Escape)
+    qtbot.waitUntil(
+        lambda: any(f"Target {row + 1} is empty" in m for m in findings_text(editor)),
+        timeout=WAIT_MS,
+    )
+
+
+def test_a_typescript_source_warns_when_node_cannot_run_it(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("HOOK_STUDIO_NODE", str(tmp_path / "no-node"))
+    win = open_window(qtbot, sample_workspace, tmp_path, monkeypatch)
+    editor = win.hook_editor
+    qtbot.waitUntil(
+        lambda: any("with Node, and" in m for m in findings_text(editor)), timeout=WAIT_MS
+    )
+    (warning,) = [m for m in findings_text(editor) if "with Node, and" in m]
+    assert warning.startswith("⚠") and "no-node" in warning
+    # The function cannot be listed without Node: nothing is claimed about it.
+    assert not any("has no function" in m for m in findings_text(editor))
+    win.undo_stack.setClean()
+    win.close()
