@@ -297,6 +297,61 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_TURN_ERROR if outcome.status == "turn_error" else EXIT_VALID
 
 
+EXIT_TESTS_FAILED = 1
+
+
+def _test_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("workspace", help=WORKSPACE_HELP)
+    p.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML to FILE")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+
+
+def _test(args: argparse.Namespace) -> int:
+    """Every sample with expectations on every target it names: 0 when all pass, 1 when any
+    fails or cannot be judged, 2 for a usage or workspace problem."""
+    import asyncio
+
+    from studio.core.expectations.junit import write_junit
+    from studio.core.expectations.report import report_json, summary_lines, totals
+    from studio.core.expectations.targets import plan_tests
+    from studio.core.workspace.folder import WorkspaceFileError
+    from studio.engine.hook_tests import test_workspace
+
+    workspace = _workspace(args.workspace)
+    try:
+        plans = plan_tests(workspace)
+    except WorkspaceFileError as exc:
+        raise UsageError(str(exc)) from None
+    if not plans:
+        print(
+            'hook-studio: no sample has expectations (an "expect" key); nothing to test',
+            file=sys.stderr,
+        )
+    _follow_node_settings()
+
+    async def go() -> Any:
+        store, problem = _open_store(workspace)
+        if problem:
+            print(f"hook-studio: the runs are not recorded: {problem}", file=sys.stderr)
+        try:
+            return await test_workspace(workspace, plans, store)
+        finally:
+            if store is not None:
+                store.close()
+
+    reports = asyncio.run(go())
+    if args.junit:
+        try:
+            write_junit(args.junit, reports)
+        except OSError as exc:
+            raise UsageError(f"{args.junit}: cannot be written ({exc.strerror or exc})") from None
+    if args.json:
+        _emit(report_json(reports))
+    else:
+        sys.stdout.write("".join(line + "\n" for line in summary_lines(reports)))
+    return EXIT_VALID if totals(reports).ok else EXIT_TESTS_FAILED
+
+
 def _open_store(workspace: Any) -> tuple[Any, str | None]:
     """The workspace's record store, or None and why it cannot be written."""
     from studio.core.records.store import RecordStore, RecordStoreError
@@ -447,6 +502,11 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
         "schema": ("print the JSON Schemas of the config and the studio's files", schema, _schema),
         "run": ("run a hook on a sample in a fresh worker", run_with_provider, _run),
         "bench": ("time a hook's round trip over many runs", bench_args, _bench),
+        "test": (
+            "run every sample's expectations on every target they name (hook tests)",
+            _test_arguments,
+            _test,
+        ),
         "import-request": (
             "turn a captured provider request body into a pre-LLM sample",
             _import_arguments,

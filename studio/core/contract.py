@@ -172,6 +172,9 @@ class Contract(ABC):
     """The file name (without ``.json``) of a new sample made from :meth:`sample_template`."""
     settings_key: str | None = None
     """Its section of the studio settings (``hookstudio.json``), when its hooks are set there."""
+    runs_per_loop: bool = False
+    """Whether its hook runs differently on each loop (Main, each inner loop), so that a sample
+    is tested on every loop; otherwise a sample runs once."""
 
     @abstractmethod
     def parse_sample(self, document: Any) -> Any | list[Finding]:
@@ -215,6 +218,11 @@ class Contract(ABC):
         """Plan the hook calls of ``job``, make them through ``call_hook``, judge the replies.
         May raise :class:`RunStopped` for a failure before any hook was called."""
 
+    def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
+        """The tools before the hook and after it, by name, when its result says; None when
+        this contract's result has no tool list."""
+        return None
+
     def subject(self, outcome: RunOutcome) -> str | None:
         """What ran, when it is not one hook (``"chain of 4 hooks"``)."""
         return None
@@ -222,6 +230,20 @@ class Contract(ABC):
     def describe(self, outcome: RunOutcome) -> list[str]:
         """Lines of ``hook-studio run``'s text report that only this contract has."""
         return []
+
+
+def tool_list_names(tools: Any) -> list[str] | None:
+    """The names of a request's tools (objects with a string ``name``, or bare names); None
+    when ``tools`` is not such a list."""
+    if not isinstance(tools, list):
+        return None
+    names = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else tool
+        if not isinstance(name, str):
+            return None
+        names.append(name)
+    return names
 
 
 def sample_error(sample: Sample, findings: list[Finding]) -> TurnError:

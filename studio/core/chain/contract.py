@@ -29,6 +29,7 @@ from studio.core.contract import (
     RunStopped,
     SourceUnavailable,
     config_error,
+    tool_list_names,
 )
 from studio.core.findings import Finding
 from studio.core.json.outline import Entry
@@ -138,6 +139,13 @@ class ChainContract(Contract):
             stdout="".join(out for out, _ in outputs),
             stderr="".join(err for _, err in outputs),
         )
+
+    def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
+        before = outcome.input.get("tools") if isinstance(outcome.input, dict) else None
+        final = outcome.result.get("request") if isinstance(outcome.result, dict) else None
+        after = final.get("tools") if isinstance(final, dict) else None
+        names = tool_list_names(before), tool_list_names(after)
+        return None if names[0] is None or names[1] is None else (names[0], names[1])
 
     def subject(self, outcome: RunOutcome) -> str | None:
         if not outcome.chain:

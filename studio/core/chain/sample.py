@@ -26,7 +26,7 @@ from studio.core.findings import (
 )
 from studio.core.json.values import type_name
 
-SAMPLE_KEYS: Final = ("contract", "context", "responses", "name", "description")
+SAMPLE_KEYS: Final = ("contract", "context", "responses", "name", "description", "expect")
 CHAIN_CONTRACT: Final = "chain"
 STUDIO_SCRIPTED_RESPONSES: Final = "pleach.studio.scripted-responses"
 RULE_CHAIN_SAMPLE: Final = "pleach.chain-sample"

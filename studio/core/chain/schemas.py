@@ -24,6 +24,7 @@ from studio.core.chain.shape_keys import (
     PROFILE_TOKEN_KEYS,
 )
 from studio.core.chain.shape_keys import ROLES as CHAIN_ROLES
+from studio.core.expectations.schema import expect_schema
 from studio.core.js_text import _IDENTIFIER as JS_IDENTIFIER
 from studio.core.json.schema_parts import NON_EMPTY, closed, standalone
 from studio.core.json.values import MAX_SAFE_INTEGER
@@ -218,6 +219,7 @@ def chain_sample_schema() -> dict[str, Any]:
         },
         "name": {"type": ["string", "null"]},
         "description": {"type": ["string", "null"]},
+        "expect": expect_schema(),
     }
     if set(fields) != set(SAMPLE_KEYS):
         raise ValueError(f"the chain sample keys {sorted(fields)} are not {SAMPLE_KEYS}")

@@ -12,6 +12,7 @@ from studio.core.contract import (
     RunJob,
     RunStopped,
     config_error,
+    tool_list_names,
 )
 from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
@@ -68,6 +69,7 @@ class PreLlmContract(Contract):
     agent_hook_key = HOOK_KEY
     new_sample_stem = "new-request"
     settings_key = "adf"
+    runs_per_loop = True
 
     def parse_settings(self, value: Any) -> AdfSettings | list[Finding]:
         return parse_adf_settings(value)
@@ -213,6 +215,12 @@ class PreLlmContract(Contract):
             **base,
             **output,
         )
+
+    def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
+        before = outcome.input.get("tools") if isinstance(outcome.input, dict) else None
+        after = outcome.result.get("tools") if isinstance(outcome.result, dict) else None
+        names = tool_list_names(before), tool_list_names(after)
+        return None if names[0] is None or names[1] is None else (names[0], names[1])
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         lines: list[str] = []

@@ -11,7 +11,7 @@ from studio.core.pre_llm.config import MAIN, loop_name_problem
 from studio.core.pre_llm.host_calls import reply_findings
 from studio.core.pre_llm.request import validate_request
 
-KEYS = ("contract", "description", "loop", "request", "adf")
+KEYS = ("contract", "description", "loop", "request", "adf", "expect")
 RULE = "workspace.sample"
 
 

@@ -11,6 +11,7 @@ import copy
 import sys
 from typing import Any
 
+from studio.core.expectations.schema import expect_schema
 from studio.core.js_text import JS_NON_WHITESPACE_CLASS
 from studio.core.json.schema_parts import standalone
 from studio.core.pre_llm.config import (
@@ -208,6 +209,7 @@ def pre_llm_sample_schema() -> dict[str, Any]:
                 "default": "main",
             },
             "request": {"$ref": "#/$defs/pre_llm_request"},
+            "expect": expect_schema(),
             "adf": {
                 "description": "what the hook's adf.<method>(...) calls get, studio only",
                 "type": "object",

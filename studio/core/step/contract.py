@@ -13,6 +13,7 @@ from studio.core.contract import (
     HookCall,
     RunJob,
     RunStopped,
+    tool_list_names,
 )
 from studio.core.findings import Finding, errors
 from studio.core.json.outline import Entry
@@ -168,6 +169,16 @@ class StepContract(Contract):
             **base,
             **output,
         )
+
+    def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
+        """The graph's tools, and those active after the amendment."""
+        effective = outcome.effective or {}
+        tools = tool_list_names(effective.get("tools"))
+        if tools is None:
+            return None
+        active = effective.get("activeTools")
+        after = tools if active is None else tool_list_names(active)
+        return None if after is None else (tools, after)
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         lines: list[str] = []

@@ -69,7 +69,15 @@ from studio.core.step.sample_stats import StepStats, derived_stats, parse_stats
 
 CONTRACT: Final = "step"
 
-SAMPLE_KEYS: Final = ("contract", "description", "baseline", "step", "resources", "deadline_ms")
+SAMPLE_KEYS: Final = (
+    "contract",
+    "description",
+    "baseline",
+    "step",
+    "resources",
+    "deadline_ms",
+    "expect",
+)
 STEP_KEYS: Final = ("index", "reason", "input", "messages", "stats")
 
 

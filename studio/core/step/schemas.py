@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from studio.core.expectations.schema import expect_schema
 from studio.core.json.schema_parts import (
     COUNT,
     NON_EMPTY,
@@ -373,6 +374,7 @@ def step_sample_schema() -> dict[str, Any]:
                 "type": "number",
                 "minimum": 0,
             },
+            "expect": expect_schema(),
         },
         required=["contract", "baseline", "step"],
         title="step-preparation sample (samples/*.json)",

@@ -68,7 +68,9 @@ def contract_findings(document: Any) -> tuple[str | None, list[Finding]]:
         return None, [
             Finding(("contract",), f"contract must be {contract_names_phrase()}, got {shown}", RULE)
         ]
-    return name, contract.sample_findings(document)
+    from studio.core.expectations.model import parse_expectations
+
+    return name, contract.sample_findings(document) + parse_expectations(document)[1]
 
 
 def check_sample_text(text: str, keep_document: bool = True) -> SampleCheck:
