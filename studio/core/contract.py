@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -51,6 +51,10 @@ class HookCall:
     """The JSON text of what the hook returns when it changes nothing (a pre-LLM hook's
     request, as sent). A runtime that gets back exactly this text need not read it again; it
     says so with :attr:`HookReply.echoed`."""
+    echo_members: Mapping[str, tuple[str, Any]] | None = None
+    """The members of that returned object when it changes some of them: key -> (the member's
+    JSON text as the hook writes it, its value). A runtime may give a returned object, for
+    each member whose text is exactly this, this very value instead of reading it again."""
     timeout_ms: float = 30_000
     loop: str | None = None
     api: HookApi | None = None

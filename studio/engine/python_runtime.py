@@ -68,6 +68,7 @@ class PythonRuntime(HookRuntime):
             result,
             in_pieces=self.in_pieces,
             echo=call.echo,
+            echo_members=call.echo_members,
             hook=hook,
             loop=call.loop,
             timeout_ms=call.timeout_ms,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from studio.core.contract import HookReply
 from studio.core.findings import pointer
 from studio.core.json.deep import deep_json
-from studio.core.json.locate import parse_json_in_pieces
+from studio.core.json.locate import parse_json_in_pieces, parse_json_sharing
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.collector import collector_paused
 from studio.engine.worker_envelope import envelope_problem
@@ -41,6 +42,7 @@ def read_worker(
     result_limit: int,
     in_pieces: bool = False,
     echo: bytes | memoryview | None = None,
+    echo_members: Mapping[str, tuple[str, Any]] | None = None,
 ) -> HookReply:
     reading = HookReply(
         stdout=text(result.stdout),
@@ -110,6 +112,8 @@ def read_worker(
         envelope = _echoed_envelope(payload, echo)
         if envelope is not None:
             reading.echoed = True
+        elif echo_members and (shared := _shared_envelope(payload, echo_members, in_pieces)):
+            envelope = shared
         elif in_pieces and len(payload) > SMALL_ENVELOPE:
             envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
         else:
@@ -173,6 +177,25 @@ def _echoed_envelope(payload: bytes, echo: bytes | memoryview | None) -> dict[st
     if not isinstance(head, dict) or head.get("status") != "ok":
         return None
     return {**head, "value": None}
+
+
+def _shared_envelope(
+    payload: bytes, members: Mapping[str, tuple[str, Any]], in_pieces: bool
+) -> dict[str, Any] | None:
+    """The envelope, its value an object that holds the members of ``members`` whose text came
+    back unchanged as those very values, unread; None when the frame is not one the studio's
+    worker writes (the caller reads it as any other)."""
+    if not payload.startswith(b'{"'):
+        return None
+    try:
+        # As json.loads reads bytes: a lone surrogate the worker wrote stays one.
+        text = payload.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+    with collector_paused():
+        read = parse_json_sharing(text, ("value",), members, depth=5 if in_pieces else 0)
+    envelope = read[0] if read is not None else None
+    return envelope if isinstance(envelope, dict) else None
 
 
 def _ended_early(fn: str, result: WorkerResult) -> str:

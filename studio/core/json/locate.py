@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -361,3 +361,90 @@ def _piece(text: str, pos: int, depth: int) -> tuple[Any, int]:
             return items, i + 1
         else:
             raise ValueError("',' or ']' expected")
+
+
+Shared = Mapping[str, tuple[str, Any]]
+"""Members of a known JSON object: key -> (the member's value as JSON text, that value)."""
+
+
+def parse_json_sharing(
+    text: str, path: Sequence[str], shared: Shared, depth: int = 0
+) -> tuple[Any, frozenset[str]] | None:
+    """The value of ``text``, where the object at ``path`` (keys from the root) takes each
+    member whose text is exactly the JSON text in ``shared`` as ``shared``'s value itself,
+    unread; and the keys so taken. None when the text is anything else (not an object on the
+    way, or not JSON at all): the caller reads it as it would have.
+
+    The same text is the same JSON value (types, numbers, key order), so a member taken is
+    equal to the one that would have been read. Members not taken, and those off the path, are
+    read as :func:`parse_json_in_pieces` reads them to ``depth`` levels (one C call each at 0).
+    """
+    try:
+        with deep_json():
+            taken: set[str] = set()
+            value, end = _shared_piece(text, _WS.match(text, 0).end(), path, shared, depth, taken)
+            if _WS.match(text, end).end() == len(text):
+                return value, frozenset(taken)
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return None
+
+
+def _shared_piece(
+    text: str, pos: int, path: Sequence[str], shared: Shared, depth: int, taken: set[str]
+) -> tuple[Any, int]:
+    if text[pos] != "{":
+        if path:
+            raise ValueError("an object expected on the way")
+        return _piece(text, pos, depth)
+    inner = max(depth - 1, 0)
+    members: dict[str, Any] = {}
+    i = _WS.match(text, pos + 1).end()
+    if text[i] == "}":
+        return members, i + 1
+    while True:
+        if text[i] != '"':
+            raise ValueError("a key must be a string")
+        key, i = _DECODER.raw_decode(text, i)
+        i = _WS.match(text, i).end()
+        if text[i] != ":":
+            raise ValueError("':' expected")
+        i = _WS.match(text, i + 1).end()
+        if path:
+            if key == path[0]:
+                taken.clear()  # a repeated key: the last one counts
+                members[key], i = _shared_piece(text, i, path[1:], shared, inner, taken)
+            else:
+                members[key], i = _piece(text, i, inner)
+        else:
+            i = _shared_member(text, i, key, shared, inner, members, taken)
+        i = _WS.match(text, i).end()
+        if text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+        elif text[i] == "}":
+            return members, i + 1
+        else:
+            raise ValueError("',' or '}' expected")
+
+
+def _shared_member(
+    text: str,
+    i: int,
+    key: str,
+    shared: Shared,
+    depth: int,
+    members: dict[str, Any],
+    taken: set[str],
+) -> int:
+    """Read the member ``key`` whose value starts at ``i`` into ``members``; where it ends."""
+    known = shared.get(key)
+    if known is not None and text.startswith(known[0], i):
+        after = i + len(known[0])
+        # Only a whole value: "1" is also the start of "12".
+        if text[_WS.match(text, after).end()] in ",}":
+            members[key] = known[1]
+            taken.add(key)
+            return after
+    taken.discard(key)  # a repeated key: the last one counts
+    members[key], end = _piece(text, i, depth)
+    return end

@@ -19,11 +19,16 @@ from studio.core.json.surrogates import escape_lone_surrogates
 DEPTH = 3
 
 
-def _standard(value: Any) -> str:
+def compact_json(value: Any) -> str:
+    """Compact JSON text, as a hook's worker writes it: no ASCII escapes, no NaN."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def _sorted(value: Any) -> str:
+_standard = compact_json
+
+
+def sorted_json(value: Any) -> str:
+    """Compact JSON text with sorted keys: the form a request's hash is taken of."""
     return json.dumps(
         value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True
     )
@@ -38,7 +43,7 @@ def iter_json(
 ) -> Iterator[str]:
     """Compact JSON text of ``value`` in pieces; joined, it equals one ``json.dumps`` call with
     the same options (``leaf`` writes the members, by default ``json.dumps`` compact, strict)."""
-    write = leaf or (_sorted if sort_keys else _standard)
+    write = leaf or (sorted_json if sort_keys else _standard)
     if depth <= 0 or not isinstance(value, dict | list) or len(value) < 2:
         yield write(value)
         return

@@ -16,8 +16,9 @@ from studio.core.contract import (
 )
 from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
+from studio.core.json.deep import deep_json
 from studio.core.json.outline import Entry
-from studio.core.json.pieces import json_bytes
+from studio.core.json.pieces import compact_json, dumps_in_pieces, json_bytes
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config, execution_limit_errors
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.host_calls import (
@@ -38,7 +39,11 @@ from studio.core.workspace.folder import WorkspaceFileError
 # By request identity: a sample run again is encoded, and its request checked, once.
 _inputs: IdentityCache[bytes] = IdentityCache(8)
 _request_findings: IdentityCache[list[Finding]] = IdentityCache(8)
+_members: IdentityCache[dict[str, tuple[str, Any]] | None] = IdentityCache(4)
 _INPUT_HEAD = b'{"request":'
+SHARED_FROM_BYTES = 64 << 10
+"""A request this large is given back, by a hook that changes part of it, sharing the parts
+it did not change (below, reading it whole is as quick)."""
 
 
 def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, memoryview]:
@@ -49,6 +54,25 @@ def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, memor
         request, lambda: _INPUT_HEAD + json_bytes(request, in_pieces) + tail, extra=loop
     )
     return encoded, memoryview(encoded)[len(_INPUT_HEAD) : len(encoded) - len(tail)]
+
+
+def _request_members(request: Any, in_pieces: bool) -> dict[str, tuple[str, Any]] | None:
+    """The request's members, each as the JSON text a worker writes it in and its value: a
+    hook that changes the system prompt of a large request sends the messages back as they
+    came, and the studio need not read them again."""
+
+    def texts() -> dict[str, tuple[str, Any]] | None:
+        try:
+            with deep_json():
+                return {
+                    k: (dumps_in_pieces(v) if in_pieces else compact_json(v), v)
+                    for k, v in request.items()
+                    if type(k) is str
+                }
+        except (TypeError, ValueError, RecursionError):
+            return None
+
+    return _members.get(request, texts) if type(request) is dict else None
 
 
 class _RunFields(TypedDict):
@@ -161,12 +185,14 @@ class PreLlmContract(Contract):
         if found:
             raise RunStopped(config_error(job.workspace.agent_label, found, loop=loop))
         encoded, request_text = _input_bytes(request, loop, job.in_pieces)
+        large = len(request_text) >= SHARED_FROM_BYTES
         reply = await call_hook(
             HookCall(
                 source=chosen,
                 hook=hook,
                 encoded=encoded,
                 echo=request_text,
+                echo_members=_request_members(request, job.in_pieces) if large else None,
                 timeout_ms=timeout_ms,
                 loop=loop,
                 api="adf",
@@ -253,7 +279,10 @@ def _invalid_request(
 ) -> TurnError | None:
     """The turn error of a returned request that breaks a rule; ``findings``, when known, are
     those of ``returned``."""
-    found = errors(validate_request(returned) if findings is None else findings)
+    # A returned value was read from the worker's JSON text (its unchanged members shared).
+    found = errors(
+        validate_request(returned, read_from_json=True) if findings is None else findings
+    )
     if not found:
         return None
     first = found[0]

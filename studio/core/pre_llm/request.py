@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.core.findings import Finding
+from studio.core.identity_cache import IdentityCache
 from studio.core.json.js_order import js_key_order
 from studio.core.json.values import is_whole_number, key_problem
 from studio.core.pre_llm.request_check import (
@@ -61,14 +62,21 @@ _REQUEST_KEY_SET = frozenset(REQUEST_KEYS)
 _TOOL_KEYS = frozenset({"name", "description", "input_schema"})
 
 
-def validate_request(value: object) -> list[Finding]:
+_messages_checked: IdentityCache[tuple[list[Finding], list[Finding]]] = IdentityCache(4)
+
+
+def validate_request(value: object, *, read_from_json: bool = False) -> list[Finding]:
     """Every finding of spec/adf.md §3 rules 1–8 for a hook's returned request, in the order
-    that makes the first error the one the runtime fails the call on. Never raises."""
+    that makes the first error the one the runtime fails the call on. Never raises.
+
+    ``read_from_json``: ``value`` was read from JSON text, so nothing in it holds a container
+    around it (no cycle), and it may share its messages with a request checked before (a hook
+    that changed only the system prompt): the findings of those very messages are reused."""
     if value is None:
         return [Finding((), "the hook returned no JSON request", RULE_OBJECT)]
     check = Check()
     try:
-        _validate(check, value)
+        _validate(check, value, read_from_json)
     except Exception as exc:  # a value whose own methods misbehave: fail closed, never raise
         check.findings.append(
             Finding(
@@ -80,7 +88,7 @@ def validate_request(value: object) -> list[Finding]:
     return check.findings
 
 
-def _validate(check: Check, root: object) -> None:
+def _validate(check: Check, root: object, read_from_json: bool = False) -> None:
     add = check.add
     if type(root) is not dict:
         add(
@@ -120,7 +128,11 @@ def _validate(check: Check, root: object) -> None:
 
     # Rules 3, 4 and 5: messages, their blocks, the tool pairing.
     messages = req.get("messages", MISSING)
-    if type(messages) is list and messages:
+    if type(messages) is list and messages and read_from_json:
+        found, pairing = _messages_checked.get(messages, lambda: _messages_alone(req, messages))
+        check.findings.extend(found)
+        check.pairing.extend(pairing)
+    elif type(messages) is list and messages:
         check_messages(check, req, messages)
     else:
         shape(check, ("messages",), messages, "must be a non-empty array", RULE_MESSAGES, req)
@@ -144,6 +156,16 @@ def _validate(check: Check, root: object) -> None:
 
     # Rule 8: what only the final whole-value check reaches.
     check.findings.extend(check.deferred)
+
+
+def _messages_alone(
+    req: dict[Any, Any], messages: list[Any]
+) -> tuple[list[Finding], list[Finding]]:
+    """What rules 3 to 5 find in ``messages``: they look at nothing else of the request (its
+    object only as a container that a cycle could reach, which JSON text cannot hold)."""
+    check = Check()
+    check_messages(check, req, messages)
+    return check.findings, check.pairing
 
 
 def _check_tools(check: Check, req: dict[Any, Any], tools: list[Any]) -> None:
