@@ -52,8 +52,11 @@ lint: setup
 	$(BIN)/mypy studio
 	$(BIN)/python -m pytest -q tests/test_layering.py
 
+# Every benchmark of the speed goals, then each of them REPEAT times in a row, and one table
+# (benchmarks/run_all.py; REPEAT=0 skips the runs in a row, which take most of the time).
+REPEAT ?= 50
 bench: setup
-	$(BIN)/python benchmarks/validate_request.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/run_all.py --repeat $(REPEAT)
 
 clean:
 	rm -rf $(VENV) $(NODE_DIR)/node_modules build *.egg-info .pytest_cache .ruff_cache .hypothesis
