@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.app_settings import AppSettings, save_settings
 from studio.core.findings import errors
-from studio.core.hook_source_findings import source_file_in
+from studio.core.hook_source_findings import SourceLookup, source_file_in
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
@@ -48,7 +48,12 @@ from studio.core.workspace.draft_recovery import discard_recovery, load_recovery
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileError
 from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
-from studio.engine.runtimes import node_problem, runnable_extensions, runtime_for
+from studio.engine.runtimes import (
+    language_problem,
+    node_problem,
+    runnable_extensions,
+    runtime_for,
+)
 from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
 from studio.ui.hook_editor import HookEditor
@@ -87,6 +92,9 @@ class MainWindow(QMainWindow):
     workspace_opened = Signal(object)
     run_finished = Signal(object)
     save_finished = Signal(bool)
+    listings_changed = Signal()
+    """A source's function listing, or whether Node can run hooks, became known: findings
+    made with :meth:`source_lookup` and :meth:`language_problem` may differ now."""
 
     def __init__(self, settings: AppSettings, settings_path: Path | None = None) -> None:
         super().__init__()
@@ -98,8 +106,10 @@ class MainWindow(QMainWindow):
         self.bridge = EngineBridge(self)
         self.undo_stack = QUndoStack(self)
         self._functions_key: tuple[Any, ...] | None = None
-        self._listings: dict[Path, tuple[tuple[int, int], FunctionList | None]] = {}
-        self._listing_jobs: dict[Path, tuple[int, int]] = {}
+        # By file and by whether it is read as a module (step and chain hooks) or a script.
+        self._listings: dict[tuple[Path, bool], tuple[tuple[int, int], FunctionList | None]] = {}
+        self._listing_jobs: dict[tuple[Path, bool], tuple[int, int]] = {}
+        self._node_problem: str | None = None
         self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
@@ -653,58 +663,78 @@ class MainWindow(QMainWindow):
         listing = self._listing(target) if key is not None and target is not None else None
         self.hook_editor.set_functions(listing.names() if listing is not None else [])
 
-    def _listing(self, target: Path) -> FunctionList | None:
-        """The functions of a hook source, listed once per version of the file; None until
-        they are known (or when no runtime lists this kind of file). The listing is made off
-        the GUI thread, since a TypeScript file is parsed by a Node process; when it is ready,
-        the picker and the findings are shown again."""
+    def _listing(self, target: Path, module: bool = False) -> FunctionList | None:
+        """The functions of a hook source (with ``module``, the exports of a step or chain
+        hook), listed once per version of the file; None until they are known (or when no
+        runtime lists this kind of file). The listing is made off the GUI thread, since a
+        TypeScript file is parsed by a Node process; when it is ready, the picker and the
+        findings are shown again and ``listings_changed`` is emitted."""
         runtime = runtime_for(str(target))
         try:
             info = target.stat()
         except OSError:
             return None
         stamp = (info.st_mtime_ns, info.st_size)
-        cached = self._listings.get(target)
+        key = (target, module)
+        cached = self._listings.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         if runtime is None:
-            self._listings[target] = (stamp, None)
+            self._listings[key] = (stamp, None)
             return None
-        if self._listing_jobs.get(target) != stamp:
-            self._listing_jobs[target] = stamp
-            job = self.bridge.submit(runtime.functions, target)
-            job.finished.connect(partial(self._on_listed, target, stamp))
-            job.failed.connect(partial(self._on_listing_failed, target, stamp))
+        if self._listing_jobs.get(key) != stamp:
+            self._listing_jobs[key] = stamp
+            job = self.bridge.submit(partial(runtime.functions, target, module=module))
+            job.finished.connect(partial(self._on_listed, key, stamp))
+            job.failed.connect(partial(self._on_listing_failed, key, stamp))
         return None
 
-    def _on_listing_failed(self, target: Path, stamp: tuple[int, int], _error: object) -> None:
-        self._on_listed(target, stamp, None)
+    def _on_listing_failed(
+        self, key: tuple[Path, bool], stamp: tuple[int, int], _error: object
+    ) -> None:
+        self._on_listed(key, stamp, None)
 
-    def _on_listed(self, target: Path, stamp: tuple[int, int], listing: object) -> None:
-        if self._listing_jobs.get(target) != stamp:
+    def _on_listed(self, key: tuple[Path, bool], stamp: tuple[int, int], listing: object) -> None:
+        if self._listing_jobs.get(key) != stamp:
             return  # a newer version of the file is being listed
-        del self._listing_jobs[target]
-        self._listings[target] = (stamp, listing if isinstance(listing, FunctionList) else None)
+        del self._listing_jobs[key]
+        self._listings[key] = (stamp, listing if isinstance(listing, FunctionList) else None)
         self._functions_key = None
         self.hook_editor.recheck()
+        self.listings_changed.emit()
         if self.workspace is not None:
             source = self.hook_editor.draft.source
             path = parse_source_ref(source).path if source else ""
             self._show_functions_of(self._source_target(path))
 
-    def _source_file(self, path: str) -> SourceFile | None:
+    def _source_file(self, path: str, module: bool = False) -> SourceFile | None:
         """What is at a hook's source path in the open workspace, for the editor's findings."""
         if self.workspace is None:
             return None
         target = self.workspace.source_root / path
-        listing = self._listing(target) if target.is_file() else None
+        listing = self._listing(target, module) if target.is_file() else None
         return source_file_in(self.workspace, path, listing)
+
+    def source_lookup(self, *, module: bool) -> SourceLookup:
+        """What is at a source path, for the findings of an editor (``module``: a step or
+        chain hook, judged by its exports). Unknown functions are listed off the GUI thread;
+        ``listings_changed`` says when to look again."""
+        return partial(self._source_file, module=module)
+
+    def language_problem(self, path: str) -> str | None:
+        """Why the studio cannot run the source ``path``, or None."""
+        return language_problem(path, self._node_problem)
 
     def _check_node(self) -> None:
         """Whether TypeScript and JavaScript hooks can run, asked off the GUI thread (it may
         start Node), for the editor's findings."""
         job = self.bridge.submit(node_problem)
-        job.finished.connect(self.hook_editor.set_node_problem)
+        job.finished.connect(self._on_node_checked)
+
+    def _on_node_checked(self, problem: object) -> None:
+        self._node_problem = problem if isinstance(problem, str) else None
+        self.hook_editor.set_node_problem(self._node_problem)
+        self.listings_changed.emit()
 
     def _keep_recovery(self) -> None:
         """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""

@@ -6,10 +6,12 @@ the function picker uses), from real files.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from studio.core.chain.source_findings import chain_source_findings
 from studio.core.findings import errors
 from studio.core.hook_source_findings import (
     FUNCTION_MISSING,
@@ -28,6 +30,7 @@ from studio.core.pre_llm.targets import (
     draft_from_config,
 )
 from studio.core.source_ref import SourceRef, parse_source_ref
+from studio.core.step.source_findings import step_source_findings
 from studio.core.workspace.folder import Workspace
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import functions_in_file
@@ -259,3 +262,72 @@ def test_a_source_leaving_the_folder_is_judged_by_where_sources_live(home, sever
     draft = draft_from_config(document["pre_llm_hook"])
     found = [f for f in config_warnings(draft, document, home) if f.rule == "studio.source.path"]
     assert [f.severity for f in found] == ([severity] if severity else [])
+
+
+# ---- the step-preparation and chain sources of hookstudio.json -----------------------------------
+
+
+def real_lookup(workspace: Workspace, *, module: bool):
+    """What is at a path, with the listing the window would make (exports for a module)."""
+
+    def lookup(path: str) -> SourceFile:
+        target = workspace.source_root / path
+        listing = None
+        if target.is_file():
+            listing = (
+                functions_in_file(target)
+                if path.endswith(".py")
+                else functions_in_js_file(target, module=module)
+            )
+        return source_file_in(workspace, path, listing)
+
+    return lookup
+
+
+def test_the_bundled_step_and_chain_sources_have_no_findings(sample_workspace):
+    workspace = Workspace.open(sample_workspace)
+    settings = json.loads((sample_workspace / "hookstudio.json").read_text())
+    lookup = real_lookup(workspace, module=True)
+    assert step_source_findings(settings["step"], lookup) == []
+    assert chain_source_findings(settings["chain"], lookup) == []
+
+
+def test_a_step_source_names_an_export_of_its_module(sample_workspace):
+    workspace = Workspace.open(sample_workspace)
+    lookup = real_lookup(workspace, module=True)
+    found = step_source_findings({"source": "lib/prepare.ts:prepareStpe"}, lookup)
+    assert [(f.pointer, f.severity, f.rule) for f in found] == [
+        ("/step/source", "error", FUNCTION_MISSING)
+    ]
+    assert found[0].message.startswith("lib/prepare.ts has no export `prepareStpe`; it has: ")
+    assert "(did you mean `prepareStep`?)" in found[0].message
+    # Without a name, a module's step hook is its `prepareStep` export, a Python one `main`.
+    assert step_source_findings({"source": "lib/prepare.ts"}, lookup) == []
+    found = step_source_findings({"source": "lib/prepare.py"}, lookup)
+    assert [f.rule for f in found] == [FUNCTION_MISSING]
+    assert "has no function `main`" in found[0].message
+    # What the settings rules refuse is theirs to say.
+    assert step_source_findings({"source": "../x.ts"}, lookup) == []
+    assert step_source_findings(None, lookup) == []
+
+
+def test_each_chain_hook_source_is_found_at_its_entry(sample_workspace):
+    workspace = Workspace.open(sample_workspace)
+    lookup = real_lookup(workspace, module=True)
+    section = {
+        "pre": [
+            "historyTrimmerHook",
+            {"source": "lib/chain_hooks.ts:routeSmallTalk"},
+            {"source": "lib/gone.ts:x", "timeout_ms": 2000},
+        ],
+        "post": [{"source": "lib/chain_hooks.ts"}, {"source": "lib/chain_hooks.py:nope"}],
+    }
+    found = chain_source_findings(section, lookup)
+    assert [(f.pointer, f.severity, f.rule) for f in found] == [
+        ("/chain/pre/2/source", "error", SOURCE_MISSING),
+        # Named without a function, a module's chain hook is its default export.
+        ("/chain/post/0/source", "error", FUNCTION_MISSING),
+        ("/chain/post/1/source", "error", FUNCTION_MISSING),
+    ]
+    assert "lib/chain_hooks.ts has no export `default`" in found[1].message
+    assert "lib/chain_hooks.py has no function `nope`" in found[2].message

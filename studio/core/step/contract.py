@@ -18,7 +18,6 @@ from studio.core.contract import (
 from studio.core.findings import Finding, errors
 from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome
-from studio.core.source_ref import parse_source_ref
 from studio.core.step.decision import (
     RESOURCE_READ_REASONS,
     PreparationReason,
@@ -34,14 +33,13 @@ from studio.core.step.sample import (
     step_context,
     step_worker_payload,
 )
-from studio.core.step.settings import StepSettings, parse_step_settings
+from studio.core.step.settings import (
+    MODULE_DEFAULT_EXPORT,
+    StepSettings,
+    parse_step_settings,
+    step_source_ref,
+)
 from studio.core.turn_error import HookRef, TurnError, turn_error
-
-# A step hook written in TypeScript or JavaScript is a module export; when the source names no
-# function, the export the reference's users write is ``prepareStep`` (a Python hook keeps
-# ``main``).
-MODULE_DEFAULT_EXPORT: Final = "prepareStep"
-_MODULE_EXTENSIONS: Final = (".ts", ".mts", ".js", ".mjs")
 
 
 class _RunFields(TypedDict):
@@ -121,11 +119,8 @@ class StepContract(Contract):
                     path="/step/source",
                 )
             )
-        ref = parse_source_ref(chosen.strip())
-        function = ref.function
-        if chosen.strip() == ref.path and ref.path.endswith(_MODULE_EXTENSIONS):
-            function = MODULE_DEFAULT_EXPORT
-        hook = HookRef(source=ref.path, function=function, contract="step")
+        ref = step_source_ref(chosen)
+        hook = HookRef(source=ref.path, function=ref.function, contract="step")
         base: _RunFields = {
             "contract": self.name,
             "sample": job.sample.name,

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from studio.core.findings import Finding
-from studio.core.source_ref import lexical_path_problem, parse_source_ref
+from studio.core.source_ref import SourceRef, lexical_path_problem, parse_source_ref
 from studio.core.workspace.folder import pydantic_findings
 
 
@@ -23,6 +23,22 @@ class StepSettings(BaseModel):
         if problem:
             raise ValueError(problem)
         return source.strip()
+
+
+# A step hook written in TypeScript or JavaScript is a module export; when the source names no
+# function, the export the reference's users write is ``prepareStep`` (a Python hook keeps
+# ``main``).
+MODULE_DEFAULT_EXPORT = "prepareStep"
+MODULE_EXTENSIONS = (".ts", ".mts", ".js", ".mjs")
+
+
+def step_source_ref(source: str) -> SourceRef:
+    """The file and the function a step source calls (``prepareStep`` for a module named
+    without one)."""
+    ref = parse_source_ref(source.strip())
+    if source.strip() == ref.path and ref.path.endswith(MODULE_EXTENSIONS):
+        return SourceRef(ref.path, MODULE_DEFAULT_EXPORT)
+    return ref
 
 
 _SECTION: TypeAdapter[StepSettings | None] = TypeAdapter(StepSettings | None)
