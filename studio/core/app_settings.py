@@ -12,6 +12,16 @@ from studio.core.workspace.atomic_write import write_atomically
 
 SETTINGS_VERSION = 1
 MAX_RECENT = 10
+MAX_REMEMBERED_WORKSPACES = 50
+
+
+class WorkspaceChoices(BaseModel):
+    """What was last chosen to run in one workspace."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    sample: str | None = None
+    loop: str | None = None
 
 
 class AppSettings(BaseModel):
@@ -26,12 +36,25 @@ class AppSettings(BaseModel):
     node: str = ""
     """The Node that runs TypeScript and JavaScript hooks; empty for the one installed with the
     studio. ``HOOK_STUDIO_NODE``, when set, overrides it."""
+    workspace_choices: dict[str, WorkspaceChoices] = Field(default_factory=dict)
+    """The last sample and loop of each workspace, by the path it was opened by; the most
+    recently changed last."""
 
     def remember_workspace(self, path: str) -> AppSettings:
         recent = [path] + [p for p in self.recent_workspaces if p != path]
         return self.model_copy(
             update={"recent_workspaces": recent[:MAX_RECENT], "last_workspace": path}
         )
+
+    def remember_choices(self, path: str, choices: WorkspaceChoices) -> AppSettings:
+        """These settings with ``choices`` as the last ones of the workspace at ``path``."""
+        if self.workspace_choices.get(path) == choices:
+            return self
+        kept = {p: c for p, c in self.workspace_choices.items() if p != path}
+        kept[path] = choices
+        # The workspaces not used for longest are forgotten first.
+        recent = dict(list(kept.items())[-MAX_REMEMBERED_WORKSPACES:])
+        return self.model_copy(update={"workspace_choices": recent})
 
 
 def load_settings(path: Path) -> AppSettings:

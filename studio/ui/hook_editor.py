@@ -305,6 +305,15 @@ class HookEditor(QWidget):
         self._show_draft(draft)
         self.undo_stack.setClean()
 
+    def take_from_disk(self, draft: HookDraft, has_hook: bool, text: str) -> None:
+        """Show the hook the file holds now (after a save, a removal, an outside change) as one
+        more undoable step, so that the edits before it can still be undone; the file's version
+        is the clean state."""
+        self._has_hook = has_hook
+        self.apply(draft, text)
+        self._render(self.draft)
+        self.undo_stack.setClean()
+
     @property
     def valid(self) -> bool:
         return not errors(self.findings)

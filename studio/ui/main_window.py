@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.app_settings import AppSettings, save_settings
+from studio.core.app_settings import AppSettings, WorkspaceChoices, save_settings
 from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup, source_file_in
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
@@ -43,9 +43,22 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
 from studio.core.turn_error import TurnError
 from studio.core.workspace.adf_file import AdfFileError
-from studio.core.workspace.agent_document import AgentDocument, AgentDocumentError, ExternalChange
+from studio.core.workspace.agent_document import (
+    AgentDocument,
+    AgentDocumentError,
+    ExternalChange,
+    HookConflict,
+)
 from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileError
+from studio.core.workspace.hook_merge import (
+    HookMerge,
+    MergeKind,
+    hook_in,
+    merge_hook,
+    other_keys_changed,
+    same_hook,
+)
 from studio.engine.node_binary import use_node_setting
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import (
@@ -66,6 +79,7 @@ from studio.ui.workspace_panel import WorkspacePanel
 if TYPE_CHECKING:
     # The dialogs are imported when first opened: they are not needed to show the window.
     from studio.ui.history_sample_dialog import HistorySampleDialog
+    from studio.ui.hook_conflict_dialog import HookConflictDialog
     from studio.ui.import_request_dialog import ImportRequestDialog
     from studio.ui.settings_dialog import SettingsDialog
 
@@ -116,6 +130,7 @@ class MainWindow(QMainWindow):
         self._next_group = 1
         self._closing = False
         self._save_job: Job | None = None
+        self._conflict: HookConflictDialog | None = None
         self._on_screen = False
 
         self.hook_editor = HookEditor(self.undo_stack)
@@ -345,6 +360,8 @@ class MainWindow(QMainWindow):
         for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
             bar.addAction(action)
         self.sample_box.currentTextChanged.connect(self._on_sample_box_changed)
+        self.sample_box.currentTextChanged.connect(self._on_choice_changed)
+        self.loop_box.currentTextChanged.connect(self._on_choice_changed)
 
     def _fill_recent(self) -> None:
         self.recent.clear()
@@ -403,6 +420,8 @@ class MainWindow(QMainWindow):
             store = None
         if self.store is not None:
             self.records.set_store(None)
+        # Read before the views below choose a sample of their own in the new workspace.
+        remembered = self.settings.workspace_choices.get(str(workspace.location))
         self.workspace = workspace
         self.store = store
         self._save_job = None
@@ -420,6 +439,7 @@ class MainWindow(QMainWindow):
         self.records.set_store(store, workspace)
         self._load_document()
         self._refresh_samples()
+        self._restore_choices(remembered)
         self._watch()
         if self.document is not None:
             self._offer_recovery()
@@ -429,6 +449,25 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.workspace_opened.emit(workspace)
         return True
+
+    def _restore_choices(self, choices: WorkspaceChoices | None) -> None:
+        """The sample and loop last chosen in this workspace. A sample that is gone leaves the
+        one shown; a workspace never seen starts on Main."""
+        sample = choices.sample if choices else None
+        if sample and self.sample_box.findText(sample) >= 0:
+            self.sample_box.setCurrentText(sample)
+        self.loop_box.setCurrentText((choices.loop if choices else None) or MAIN)
+        self._on_choice_changed()
+
+    def _on_choice_changed(self, *_: object) -> None:
+        if self.workspace is None:
+            return
+        choices = WorkspaceChoices(
+            sample=self.sample_box.currentText() or None,
+            loop=self.loop_box.currentText().strip() or None,
+        )
+        path = str(self.workspace.location)
+        self.settings = self.settings.remember_choices(path, choices)
 
     def import_request(self) -> ImportRequestDialog | None:
         """The Import request dialog; the sample it writes is selected."""
@@ -626,19 +665,138 @@ class MainWindow(QMainWindow):
                 self._rerun()
 
     def _on_agent_changed_on_disk(self) -> None:
-        if self.document is None or self.workspace is None:
-            self._load_document() if self.workspace else None
+        if self.workspace is None:
             return
-        if not self.document.changed_on_disk():
+        if self.document is None:
+            self._load_document()
+            return
+        if self._conflict is not None:
+            return  # the answer is checked against the file as it is then
+        label = self.workspace.agent_label
+        try:
+            if not self.document.changed_on_disk():
+                return
+            fresh = self.workspace.hook_document()
+        except (AgentDocumentError, WorkspaceFileError, AdfFileError) as exc:
+            self.statusBar().showMessage(
+                f"{label} changed on disk and cannot be read ({exc}); your hook edits are kept "
+                "and nothing is written to it",
+                10000,
+            )
+            return
+        self._merge_outside_change(fresh)
+
+    def _merge_outside_change(self, fresh: AgentDocument) -> None:
+        """The agent file changed outside: every key but the hook is taken as the file has it
+        now, and the hook is merged three ways with the one being edited."""
+        assert self.document is not None and self.workspace is not None
+        label = self.workspace.agent_label
+        base = hook_in(self.document.document)
+        merge = merge_hook(base, self._hook_being_edited(), hook_in(fresh.document))
+        if merge.conflict:
+            self._ask_about_conflict(merge, saving=False, then=None)
+            return
+        self._adopt(fresh)
+        if merge.kind is MergeKind.THEIRS:
+            self.hook_editor.take_from_disk(
+                fresh.hook_draft(), fresh.has_hook, "Take the hook changed outside"
+            )
+            message = f"{label} changed on disk; its new hook is shown (Undo goes back)"
+        elif merge.kind is MergeKind.SAME:
+            self.hook_editor.take_from_disk(self.hook_editor.draft, fresh.has_hook, "")
+            message = f"{label} changed on disk to the very hook being edited"
+        elif merge.kind is MergeKind.OURS:
+            message = f"{label} changed on disk, not its hook; your unsaved hook edits are kept"
+        else:
+            message = f"{label} changed on disk and was reloaded; its hook did not change"
+        self.statusBar().showMessage(message, 8000)
+
+    def _hook_being_edited(self) -> Any:
+        """The editor's hook, as a merge sees it: the loaded one while nothing was edited, else
+        the draft's config (a draft with problems as its fields, so that a diff shows them)."""
+        assert self.document is not None
+        draft = self.hook_editor.draft
+        if self.undo_stack.isClean() or draft == self.document.hook_draft():
+            return hook_in(self.document.document)
+        try:
+            return draft_to_config(draft)
+        except DraftInvalid:
+            return json.loads(draft_to_text(draft))
+
+    def _adopt(self, fresh: AgentDocument) -> None:
+        """The file as it is now becomes what the hook's edits are saved into."""
+        assert self.workspace is not None
+        self.document = fresh
+        limit = check_agent_config(fresh.document).execution_limit_ms
+        self.hook_editor.set_context(
+            self._declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
+        )
+
+    def _ask_about_conflict(
+        self, merge: HookMerge, *, saving: bool, then: Callable[[], object] | None
+    ) -> HookConflictDialog:
+        from studio.ui.hook_conflict_dialog import HookConflictDialog
+
+        assert self.workspace is not None
+        dialog = HookConflictDialog(self.workspace.agent_label, merge, saving=saving, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(partial(self._on_conflict_answered, merge, saving, then))
+        self._conflict = dialog
+        dialog.open()
+        return dialog
+
+    def _on_conflict_answered(
+        self,
+        merge: HookMerge,
+        saving: bool,
+        then: Callable[[], object] | None,
+        answer: int,
+    ) -> None:
+        from studio.ui.hook_conflict_dialog import HookConflictDialog
+
+        self._conflict = None
+        if self.workspace is None or self.document is None:
             return
         label = self.workspace.agent_label
-        if self.undo_stack.isClean():
-            self._load_document()
-            self.statusBar().showMessage(f"{label} changed on disk and was reloaded", 5000)
-        else:
+        if answer not in (HookConflictDialog.KEEP_MINE, HookConflictDialog.TAKE_THEIRS):
             self.statusBar().showMessage(
-                f"{label} changed on disk; saving will ask before replacing it", 8000
+                f"Nothing chosen: your hook edits stay unsaved, {label} keeps its version", 8000
             )
+            if saving:
+                self.save_finished.emit(False)
+            return
+        try:
+            fresh = self.workspace.hook_document()
+        except (AgentDocumentError, WorkspaceFileError, AdfFileError) as exc:
+            QMessageBox.warning(self, APP_NAME, f"{label} cannot be read; nothing changed:\n{exc}")
+            if saving:
+                self.save_finished.emit(False)
+            return
+        if not same_hook(hook_in(fresh.document), merge.theirs):
+            # Changed again while the question was open: the answer was about another version.
+            if saving:
+                self._start_save(self.hook_editor.draft, False, then)
+            else:
+                self._on_agent_changed_on_disk()
+            return
+        self._adopt(fresh)
+        if answer == HookConflictDialog.KEEP_MINE:
+            # The clean state was the old hook, which is no longer the file's.
+            self.undo_stack.resetClean()
+            self._update_title()
+            if saving:
+                self._start_save(self.hook_editor.draft, False, then)
+                return
+            self.statusBar().showMessage(f"Your hook is kept; Save writes it to {label}", 8000)
+        else:
+            self.hook_editor.take_from_disk(
+                fresh.hook_draft(), fresh.has_hook, "Take the hook changed outside"
+            )
+            self.statusBar().showMessage(
+                f"The hook from {label} is shown; Undo brings yours back", 8000
+            )
+            if saving:
+                self.save_finished.emit(False)
 
     # ---- editing ----------------------------------------------------------------------------
     def _on_draft_changed(self, draft: Any) -> None:
@@ -795,11 +953,12 @@ class MainWindow(QMainWindow):
         assert self.document is not None and self.workspace is not None
         label = self.workspace.agent_label
         step = self.undo_stack.index()
+        before = self.document.document
         job = self.bridge.submit(partial(self.document.save, draft, force=force))
         self._save_job = job
         self._update_save_action()
         self.statusBar().showMessage(f"Saving {label}…")
-        job.finished.connect(partial(self._on_saved, job, label, draft, step, then))
+        job.finished.connect(partial(self._on_saved, job, label, draft, step, before, then))
         job.failed.connect(partial(self._on_save_failed, job, label, draft, then))
         return job
 
@@ -818,20 +977,41 @@ class MainWindow(QMainWindow):
         label: str,
         draft: HookDraft,
         step: int,
+        before: dict[str, Any],
         then: Callable[[], object] | None,
         _text: object,
     ) -> None:
         if not self._end_save(job) or self.document is None or self.workspace is None:
             return
-        # Edits made while the save ran stay unsaved: only what was written is clean.
+        message = f"Saved {label}"
+        if other_keys_changed(before, self.document.document):
+            message += "; what was changed in it outside the studio is kept"
+        # Edits made while the save ran stay unsaved: only what was written is clean. The
+        # undo history stays: a save is not an edit.
         if self.undo_stack.index() == step and self.hook_editor.draft == draft:
-            self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+            if self._saved_as_drafted(draft):
+                self.hook_editor.take_from_disk(draft, self.document.has_hook, "")
+            else:
+                # Nothing was edited and the file's hook changed meanwhile: that one stays.
+                self.hook_editor.take_from_disk(
+                    self.document.hook_draft(),
+                    self.document.has_hook,
+                    "Take the hook changed outside",
+                )
+                message = f"{label} has a newer hook, changed outside; it is shown"
             discard_recovery(self.workspace.root, RECOVERY_KEY)
-        self.statusBar().showMessage(f"Saved {label}", 3000)
+        self.statusBar().showMessage(message, 5000)
         self._update_title()
         self.save_finished.emit(True)
         if then is not None:
             then()
+
+    def _saved_as_drafted(self, draft: HookDraft) -> bool:
+        assert self.document is not None
+        try:
+            return same_hook(draft_to_config(draft), hook_in(self.document.document))
+        except DraftInvalid:
+            return False
 
     def _on_save_failed(
         self,
@@ -843,16 +1023,10 @@ class MainWindow(QMainWindow):
     ) -> None:
         if not self._end_save(job):
             return
-        if isinstance(exc, ExternalChange):
-            answer = QMessageBox.question(
-                self,
-                APP_NAME,
-                f"The hook in {label} changed since it was opened. Replace it with your version?",
-            )
-            if answer == QMessageBox.StandardButton.Yes and self.document is not None:
-                self._start_save(draft, True, then)
-                return
-        elif isinstance(exc, DraftInvalid):
+        if isinstance(exc, HookConflict) and self.workspace is not None:
+            self._ask_about_conflict(exc.merge, saving=True, then=then)
+            return  # save_finished follows the answer
+        if isinstance(exc, DraftInvalid):
             QMessageBox.warning(self, APP_NAME, f"The hook has problems and was not saved:\n{exc}")
         elif isinstance(exc, AdfFileError):
             self._refused(label, exc)
@@ -889,7 +1063,10 @@ class MainWindow(QMainWindow):
         except (ExternalChange, OSError, AgentDocumentError) as exc:
             QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc}")
             return
-        self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
+        # The removal is a step of its own: Undo shows the hook again, unsaved.
+        self.hook_editor.take_from_disk(
+            self.document.hook_draft(), self.document.has_hook, "Remove hook"
+        )
         self._update_title()
 
     def _confirm_discard(self, *, then: Callable[[], object] | None = None) -> bool:
@@ -913,7 +1090,23 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Save:
             self.save(then=then)
             return False
-        return answer == QMessageBox.StandardButton.Discard
+        if answer != QMessageBox.StandardButton.Discard:
+            return False
+        self._drop_recovery()
+        return True
+
+    def _drop_recovery(self) -> None:
+        """The unsaved hook edits were discarded: their crash copy goes too, or the next open
+        would offer them again."""
+        self._recovery_timer.stop()
+        if self.workspace is None:
+            return
+        try:
+            discard_recovery(self.workspace.root, RECOVERY_KEY)
+        except OSError:
+            self.statusBar().showMessage(
+                "The discarded edits' recovery copy could not be removed", 4000
+            )
 
     def _update_title(self, *_: Any) -> None:
         name = self.workspace.location.name if self.workspace else "no workspace"
