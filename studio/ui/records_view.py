@@ -112,10 +112,11 @@ class _ViewState:
 # --- work done off the GUI thread -----------------------------------------------------------
 
 
-def _load_runs(store: RecordStore, run_ids: list[str]) -> list[RunOutcome | None]:
-    """The stored runs rebuilt as outcomes (None for one no longer stored)."""
+def _load_runs(store: RecordStore, run_ids: list[str]) -> list[tuple[RunOutcome, bool] | None]:
+    """The stored runs rebuilt as outcomes, each with whether its payload was cleared (None for
+    one no longer stored)."""
     runs = [store.get(run_id) for run_id in run_ids]
-    return [None if run is None else run.outcome() for run in runs]
+    return [None if run is None else (run.outcome(), run.payload is None) for run in runs]
 
 
 def _export(store: RecordStore, run_ids: list[str], path: str) -> int:
@@ -239,7 +240,9 @@ class RecordsView(QWidget):
         self._outcome_box.currentIndexChanged.connect(self._on_filter_changed)
 
         self._compare_action = QAction("Compare", self)
-        self._compare_action.setToolTip("Compare the decision records of the two selected runs")
+        self._compare_action.setToolTip(
+            "Compare the two selected runs: their decision records, inputs and results"
+        )
         self._compare_action.triggered.connect(self._on_compare)
         self._export_action = QAction("Export…", self)
         self._export_action.setShortcut(QKeySequence("Ctrl+E"))
@@ -740,11 +743,12 @@ class RecordsView(QWidget):
         if error is not None or not pair or None in pair:
             self._set_message(f"The runs could not be compared: {error or 'not stored'}", True)
             return
-        runs = list(zip(("A", "B"), pair, strict=True))
+        runs = [(name, outcome) for name, (outcome, _) in zip(("A", "B"), pair, strict=True)]
         digest = "\n".join(
             f"{name}: {time_label(run.started_at)} · {run_title(run)}" for name, run in runs
         )
-        self._compare.show_runs(runs, digest, tally=False)
+        cleared = [was_cleared for _, was_cleared in pair]
+        self._compare.show_runs(runs, digest, tally=False, cleared=cleared)
         self._pages.setCurrentWidget(self._compare)
 
     def _on_compared_run_requested(self, index: int) -> None:

@@ -134,8 +134,14 @@ class RequestDiffView(QWidget):
         if job.done:
             self._on_diff_done(job)
         else:
-            job.finished.connect(lambda _value: self._on_diff_done(job))
-            job.failed.connect(lambda _error: self._on_diff_done(job))
+            # A method of this widget, not a closure: Qt drops the connection when the widget
+            # is gone before the diff is done.
+            job.finished.connect(self._on_job_settled)
+            job.failed.connect(self._on_job_settled)
+
+    def _on_job_settled(self, *_: object) -> None:
+        if self._job is not None and self._job.done:
+            self._on_diff_done(self._job)
 
     @property
     def summary(self) -> str:

@@ -1,8 +1,9 @@
 """Runs side by side, the one comparer: a column per run (how it ended, what it changed, why it
 failed) and, below, their content-free run records field by field (the contract's decision
 record under ``inspection``), the fields that differ highlighted
-(and, on request, the only ones shown). Run on every target compares the loops of one sample;
-the records view compares two stored runs."""
+(and, on request, the only ones shown); two runs also get their inputs and their results diffed
+as requests. Run on every target compares the loops of one sample; the records view compares
+two stored runs."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStackedWidget,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -33,9 +36,10 @@ from studio.core.run_outcome import RunOutcome
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view
 from studio.ui.engine_bridge import Job
 from studio.ui.result_decision_view import amendment_summary
-from studio.ui.result_diff_view import DiffCache
+from studio.ui.result_diff_view import DiffCache, RequestDiffView
 from studio.ui.result_json_tree import json_scalar, preview
 from studio.ui.result_style import heading, note, set_accent, tint
+from studio.ui.run_pair_sides import ComparedRun, Part, pair_sides
 from studio.ui.run_view import duration_text, status_words
 
 DIFF_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -154,10 +158,26 @@ class RunComparison(QWidget):
         fields_layout.addLayout(fields_top)
         fields_layout.addWidget(self.tree, 1)
 
+        self.input_diff = PairDiff("input")
+        self.input_diff.setObjectName("compareInputs")
+        self.result_diff = PairDiff("result")
+        self.result_diff.setObjectName("compareResults")
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("compareTabs")
+        self.tabs.setDocumentMode(True)
+        self.fields_tab = self.tabs.addTab(fields, "Run records")
+        self.tabs.setTabToolTip(self.fields_tab, "The run records, field by field")
+        self.input_tab = self.tabs.addTab(self.input_diff, "Inputs")
+        self.tabs.setTabToolTip(self.input_tab, "What each run was given: the two requests, diffed")
+        self.result_tab = self.tabs.addTab(self.result_diff, "Results")
+        self.tabs.setTabToolTip(
+            self.result_tab, "What each run's hook gave back: the two requests, diffed"
+        )
+
         self._scroll = scroll
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.addWidget(scroll)
-        self.split.addWidget(fields)
+        self.split.addWidget(self.tabs)
         self.split.setStretchFactor(0, 0)
         self.split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
@@ -166,19 +186,27 @@ class RunComparison(QWidget):
         layout.addWidget(self.split, 1)
         self.columns: list[ComparisonColumn] = []
         self._waiting: set[ComparisonColumn] = set()
+        self._column_jobs: dict[ComparisonColumn, Job] = {}
         self._differences: list[str] = []
 
     # ---- content ------------------------------------------------------------------------
     def show_runs(
-        self, runs: Sequence[tuple[str, RunOutcome]], digest: str, *, tally: bool = True
+        self,
+        runs: Sequence[tuple[str, RunOutcome]],
+        digest: str,
+        *,
+        tally: bool = True,
+        cleared: Sequence[bool] = (),
     ) -> None:
         """Compare ``runs`` (label, outcome), in that order; ``digest`` says what they are,
-        followed (with ``tally``) by how many ended which way."""
+        followed (with ``tally``) by how many ended which way. ``cleared`` marks the stored
+        runs whose payload was cleared. Two runs also get their inputs and results diffed."""
         for column in self.columns:
             column.setParent(None)
             column.deleteLater()
         self.columns = []
         self._waiting = set()
+        self._column_jobs = {}
         counts: dict[str, int] = {}
         for index, (label, outcome) in enumerate(runs):
             column = ComparisonColumn(label, outcome)
@@ -192,10 +220,27 @@ class RunComparison(QWidget):
         ends = ", ".join(f"{n} {w}" for w, n in counts.items())
         self.digest.setText(f"{digest} {ends}." if tally else digest)
         self._show_fields(runs)
+        self._show_pair(runs, cleared)
         self._fit_columns()
         if self._waiting:
             # Once the columns are on screen (see RequestDiffView.show_diff).
             QTimer.singleShot(0, self._ask_for_diffs)
+
+    def _show_pair(self, runs: Sequence[tuple[str, RunOutcome]], cleared: Sequence[bool]) -> None:
+        pair = len(runs) == 2
+        for tab in (self.input_tab, self.result_tab):
+            self.tabs.setTabVisible(tab, pair)
+        if not pair:
+            self.input_diff.clear()
+            self.result_diff.clear()
+            self.tabs.setCurrentIndex(self.fields_tab)
+            return
+        compared = [
+            ComparedRun(label, outcome, index < len(cleared) and cleared[index])
+            for index, (label, outcome) in enumerate(runs)
+        ]
+        for view in (self.input_diff, self.result_diff):
+            view.show_pair(self._diffs, compared[0], compared[1])
 
     def _fit_columns(self) -> None:
         """The columns at their natural height (the field tree below takes the rest), up to
@@ -209,8 +254,9 @@ class RunComparison(QWidget):
 
     @property
     def ready(self) -> bool:
-        """Whether every column's summary of what changed is known."""
-        return not self._waiting
+        """Whether every column's summary of what changed is known, and the two runs' inputs
+        and results are diffed (or known not to be)."""
+        return not self._waiting and self.input_diff.ready and self.result_diff.ready
 
     @property
     def run_ids(self) -> tuple[str, ...]:
@@ -235,8 +281,16 @@ class RunComparison(QWidget):
                 if job.done:
                     self._on_diff_done(column, job)
                 else:
-                    job.finished.connect(lambda _v, c=column, j=job: self._on_diff_done(c, j))
-                    job.failed.connect(lambda _e, c=column, j=job: self._on_diff_done(c, j))
+                    self._column_jobs[column] = job
+                    # A method of this widget: Qt drops the connection when it is gone.
+                    job.finished.connect(self._on_column_job_settled)
+                    job.failed.connect(self._on_column_job_settled)
+
+    def _on_column_job_settled(self, *_: object) -> None:
+        for column, job in list(self._column_jobs.items()):
+            if job.done:
+                del self._column_jobs[column]
+                self._on_diff_done(column, job)
 
     def _on_diff_done(self, column: ComparisonColumn, job: Job) -> None:
         if job.error is not None:
@@ -337,6 +391,51 @@ class RunComparison(QWidget):
 
     def _on_only_differences_toggled(self, _checked: bool) -> None:
         self._apply_filter()
+
+
+class PairDiff(QStackedWidget):
+    """The inputs (or the results) of two runs as a request diff, or in words why not."""
+
+    def __init__(self, part: Part) -> None:
+        super().__init__()
+        self.part = part
+        self.diff = RequestDiffView()
+        self.diff.left_text.setPlaceholderText(f"Select a row to see it in the {part} of A")
+        self.diff.right_text.setPlaceholderText(f"…and in the {part} of B here")
+        self.message = note()
+        self.message.setObjectName("pairMessage")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.addWidget(self.diff)
+        self.addWidget(self.message)
+        self.clear()
+
+    def clear(self) -> None:
+        self.diff.clear()
+        self.say("")
+
+    def say(self, text: str) -> None:
+        self.diff.clear()
+        self.message.setText(text)
+        self.setCurrentWidget(self.message)
+
+    @property
+    def ready(self) -> bool:
+        return self.currentWidget() is self.message or self.diff.ready
+
+    @property
+    def problem(self) -> str | None:
+        """Why the two runs' parts are not diffed; None while the diff is on show."""
+        return self.message.text() if self.currentWidget() is self.message else None
+
+    def show_pair(self, diffs: DiffCache, first: ComparedRun, second: ComparedRun) -> None:
+        found = pair_sides(first, second, self.part)
+        if found.sides is None:
+            self.say(found.problem or "")
+            return
+        key = f"{first.outcome.run_id}|{second.outcome.run_id}|{self.part}"
+        self.diff.show_diff(diffs, key, found.sides)
+        self.setCurrentWidget(self.diff)
 
 
 def run_title(outcome: RunOutcome) -> str:

@@ -125,13 +125,7 @@ def test_compare_shows_readable_start_times(
 ) -> None:
     view = open_view(qtbot, bridge, store, 3)
     try:
-        select(view, "today", "long-ago")
-        qtbot.mouseClick(
-            view.findChild(QToolButton, "recordsCompareButton"), Qt.MouseButton.LeftButton
-        )
-        compare = view.findChild(RunComparison, "recordCompare")
-        pages = view.findChild(QStackedWidget, "recordPages")
-        qtbot.waitUntil(lambda: pages.currentWidget() is compare)
+        compare = compare_pair(qtbot, view, "today", "long-ago")
         tree = compare.tree
         items = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(3)}
         started = items["started_at"]
@@ -207,3 +201,78 @@ def test_copied_json_keeps_every_character_and_is_never_cut(qtbot: QtBot) -> Non
     assert QGuiApplication.clipboard().text() == text
     assert "🔧" in text and "\\u" not in text
     assert json.loads(text) == {"text": long_text, "emoji": "🔧", "n": 1.5}
+
+
+# --- compare two runs' requests ---------------------------------------------------------------
+
+
+def compare_pair(qtbot: QtBot, view: RecordsView, *ids: str) -> RunComparison:
+    select(view, *ids)
+    qtbot.mouseClick(view.findChild(QToolButton, "recordsCompareButton"), Qt.MouseButton.LeftButton)
+    compare = view.findChild(RunComparison, "recordCompare")
+    pages = view.findChild(QStackedWidget, "recordPages")
+    qtbot.waitUntil(lambda: pages.currentWidget() is compare and compare.run_ids == ids)
+    qtbot.waitUntil(lambda: compare.ready)
+    return compare
+
+
+def test_compare_diffs_the_two_runs_inputs_and_results(
+    qtbot: QtBot, bridge: EngineBridge, tmp_path: Path
+) -> None:
+    asked = {**REQUEST, "messages": [{"role": "user", "content": "Where is parcel 77?"}]}
+    edited = {**asked, "tools": []}
+    (tmp_path / "pair").mkdir()
+    with RecordStore.open(tmp_path / "pair") as store:
+        store.add(make_outcome("first", 1_780_000_100.0))
+        store.add(
+            make_outcome("second", 1_780_000_000.0).model_copy(
+                update={"input": asked, "result": edited}
+            )
+        )
+        view = open_view(qtbot, bridge, store, 2)
+        try:
+            compare = compare_pair(qtbot, view, "first", "second")
+            assert compare.tabs.isTabVisible(compare.input_tab)
+            inputs, results = compare.input_diff, compare.result_diff
+            assert inputs.problem is None and results.problem is None
+            qtbot.waitUntil(lambda: inputs.diff.ready and results.diff.ready)
+            assert inputs.diff.sides.headers == ("Input of A", "Input of B")
+            rows = inputs.diff.row_texts()
+            assert any(
+                "Why was order 4821" in left and "parcel 77" in right for left, right in rows
+            )
+            assert "tools" not in inputs.diff.summary  # both were given the same tools
+            assert "tools −1" in results.diff.summary  # B's hook kept none of A's one tool
+
+            compare.tabs.setCurrentIndex(compare.input_tab)
+            inputs.diff.tree.setFocus()
+            qtbot.waitUntil(lambda: bool(inputs.diff.right_text.toPlainText()))
+        finally:
+            view.set_store(None)
+
+
+def test_compare_says_plainly_when_a_payload_is_gone_or_a_run_has_no_result(
+    qtbot: QtBot, bridge: EngineBridge, tmp_path: Path
+) -> None:
+    (tmp_path / "gone").mkdir()
+    with RecordStore.open(tmp_path / "gone") as store:
+        store.add(make_outcome("kept", 1_780_000_300.0))
+        store.add(make_outcome("cleared", 1_780_000_200.0))
+        store.add(make_outcome("failed", 1_780_000_100.0, status="turn_error"))
+        store.clear_payloads(["cleared"])
+        view = open_view(qtbot, bridge, store, 3)
+        try:
+            compare = compare_pair(qtbot, view, "kept", "cleared")
+            for pair in (compare.input_diff, compare.result_diff):
+                assert pair.problem is not None
+                assert pair.problem.startswith("The payload of run B was cleared")
+            assert "inputs cannot be compared" in compare.input_diff.problem
+            assert compare.differing_fields()  # the decision fields still are
+
+            compare = compare_pair(qtbot, view, "kept", "failed")
+            assert compare.input_diff.problem is None  # both inputs are kept
+            assert compare.result_diff.problem == (
+                "Run B ended in a turn error: it has no result to compare."
+            )
+        finally:
+            view.set_store(None)
