@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QByteArray, QEvent, QFileSystemWatcher, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent, QUndoStack
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -74,6 +74,7 @@ from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
+from studio.ui.studio_config_editors import StudioConfigEditors
 from studio.ui.workspace_panel import WorkspacePanel
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.editors.addTab(self.hook_editor, "Hook")
         self.editors.addTab(self.sample_editor, "Sample")
         self.editors.addTab(self.source_view, "Source")
+        self._add_config_editors()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.editors)
         self.splitter.addWidget(self.results)
@@ -229,6 +231,30 @@ class MainWindow(QMainWindow):
         self.bridge.warm_up()
 
     # ---- construction --------------------------------------------------------------------
+    def _add_config_editors(self) -> None:
+        """The step-hook and chain editors of hookstudio.json; Edit › Undo follows the editor
+        on show (each editor saves on its own, so each has its own undo stack)."""
+        self.config_editors = StudioConfigEditors(self._source_file, self._listing, self)
+        self.editors.addTab(self.config_editors.step_editor, "Step hook")
+        self.editors.addTab(self.config_editors.chain_editor, "Chains")
+        self.undo_group = QUndoGroup(self)
+        for stack in (self.undo_stack, *self.config_editors.stacks):
+            self.undo_group.addStack(stack)
+        self.undo_group.setActiveStack(self.undo_stack)
+        self.editors.currentChanged.connect(self._on_editor_shown)
+        self.config_editors.modified_changed.connect(self._update_title)
+        self.config_editors.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.workspace_opened.connect(self.config_editors.set_workspace)
+
+    def _on_editor_shown(self, _index: int) -> None:
+        stack = self.config_editors.stack_of(self.editors.currentWidget())
+        self.undo_group.setActiveStack(stack or self.undo_stack)
+
+    def _save_shown(self) -> None:
+        """Save (Ctrl+S) saves the editor on show: the step hook or the chains, else the hook."""
+        if not self.config_editors.save_if_shown(self.editors.currentWidget()):
+            self.save()
+
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"{title.lower()}Dock")
@@ -264,7 +290,7 @@ class MainWindow(QMainWindow):
             "Open an ADF agent file (.adf)",
         )
         self.save_action = self._action(
-            "&Save Hook", QKeySequence.StandardKey.Save, self.save, "Save the hook to the agent"
+            "&Save Hook", QKeySequence.StandardKey.Save, self._save_shown, "Save the hook shown"
         )
         self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
         self.recent_menu = menu.addMenu("&File")
@@ -294,9 +320,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
 
-        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
         self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
         self.find_action = self._action(
             "&Find…", QKeySequence.StandardKey.Find, self._on_find, "Find in the records"
@@ -655,6 +681,7 @@ class MainWindow(QMainWindow):
             self._load_document()
         self._refresh_samples()
         self.sample_editor.on_files_changed(changed)
+        self.config_editors.on_files_changed(changed)
         if self.rerun_action.isChecked() and self._last_run is not None:
             sources = {
                 str(self.workspace.source_root / s)
@@ -1077,6 +1104,8 @@ class MainWindow(QMainWindow):
             return False
         if not self.source_view.confirm_leave(then=then):
             return False
+        if not self.config_editors.confirm_leave():
+            return False
         if self.undo_stack.isClean():
             return True
         answer = QMessageBox.question(
@@ -1112,7 +1141,7 @@ class MainWindow(QMainWindow):
         name = self.workspace.location.name if self.workspace else "no workspace"
         read_only = " (read-only)" if self.workspace and self.workspace.read_only_reason else ""
         self.setWindowTitle(f"{name}{read_only}[*] — {APP_NAME}")
-        self.setWindowModified(not self.undo_stack.isClean())
+        self.setWindowModified(not self.undo_stack.isClean() or self.config_editors.modified)
 
     # ---- runs ---------------------------------------------------------------------------------
     def _on_sample_box_changed(self, name: str) -> None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
-from studio.core.chain.config import ChainName
+from studio.core.chain.config import MODULE_DEFAULT_EXPORT, MODULE_EXTENSIONS, ChainName
+from studio.core.source_ref import DEFAULT_FUNCTION, parse_source_ref
 from studio.core.workspace.studio_config_edit import ABSENT
 
 RowKind = Literal["builtin", "user", "other"]
@@ -176,3 +177,28 @@ def move_row(rows: Rows, source: int, destination: int) -> Rows:
 
 def set_row(rows: Rows, index: int, row: ChainRow) -> Rows:
     return (*rows[:index], row, *rows[index + 1 :])
+
+
+def default_function(path: str) -> str:
+    """What runs when a chain hook's source names no function (studio rule default-export)."""
+    return MODULE_DEFAULT_EXPORT if path.endswith(MODULE_EXTENSIONS) else DEFAULT_FUNCTION
+
+
+def split_source(source: str) -> tuple[str, str]:
+    """``(path, function)`` as the chain runs the source."""
+    text = source.strip()
+    if not text:
+        return "", ""
+    ref = parse_source_ref(text)
+    return ref.path, default_function(ref.path) if text == ref.path else ref.function
+
+
+def join_source(path: str, function: str) -> str:
+    """The source text for a path and a function, which is left out where the chain would call
+    the same one without it."""
+    path, function = path.strip(), function.strip()
+    if not path:
+        return ""
+    if not function or function == default_function(path):
+        return path
+    return f"{path}:{function}"

@@ -24,6 +24,7 @@ from typing import Any, Final
 from studio.core.chain.config import CHAIN_SECTION, validate_chain_config
 from studio.core.findings import Finding, errors
 from studio.core.json.deep import deep_json
+from studio.core.json.same import same_json as _same
 from studio.core.step.settings import parse_step_settings
 from studio.core.workspace.agent_document import (
     NEW_FILE_FORMATTING,
@@ -41,7 +42,6 @@ from studio.core.workspace.agent_document import (
     _parse,
     _Parsed,
     _read_disk,
-    _same,
     _value_text,
 )
 from studio.core.workspace.atomic_write import write_atomically

@@ -1,0 +1,146 @@
+"""What the step-hook and chain editors share: a draft change as an undo command, the findings
+list, the source-path and function pickers, and the check of a hook source against the files
+on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QUndoCommand
+from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSizePolicy
+
+from studio.core.findings import Finding, PathPart
+from studio.core.pre_llm.targets import SourceFile
+
+ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
+SOURCE_MISSING = "studio_config.source_missing"
+FUNCTION_MISSING = "studio_config.function_missing"
+
+SourceCheck = Callable[[str, str, tuple[PathPart, ...]], list[Finding]]
+"""``(path, function, where)``: the findings on a hook source from the files on disk; ``where``
+is the JSON path of the source in hookstudio.json."""
+
+
+class DraftHolder(Protocol):
+    def show_draft(self, draft: Any) -> None: ...
+
+
+class DraftCommand(QUndoCommand):
+    """One edit of an editor's draft; typing in one field merges into one step (``merge`` >= 0)."""
+
+    def __init__(self, editor: DraftHolder, before: Any, after: Any, text: str, merge: int):
+        super().__init__(text)
+        self.editor = editor
+        self.before = before
+        self.after = after
+        self.merge = merge
+
+    def id(self) -> int:
+        return self.merge
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, DraftCommand) or other.merge != self.merge or self.merge < 0:
+            return False
+        self.after = other.after
+        return True
+
+    def redo(self) -> None:
+        self.editor.show_draft(self.after)
+
+    def undo(self) -> None:
+        self.editor.show_draft(self.before)
+
+
+def findings_list() -> QListWidget:
+    found = QListWidget()
+    found.setObjectName("findings")
+    # A finding is read whole: long ones wrap instead of scrolling sideways.
+    found.setWordWrap(True)
+    found.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    found.setMaximumHeight(110)
+    found.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+    return found
+
+
+def show_findings(widget: QListWidget, findings: Sequence[Finding], ok_text: str) -> None:
+    """Each finding with its JSON path as tooltip and data, so activating it can go there."""
+    widget.clear()
+    for finding in findings:
+        mark = "Error: " if finding.severity == "error" else "Warning: "
+        item = QListWidgetItem(mark + finding.message)
+        item.setToolTip(finding.pointer or "/")
+        item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
+        widget.addItem(item)
+    if not findings:
+        widget.addItem(QListWidgetItem(ok_text))
+
+
+def path_picker(tip: str) -> QComboBox:
+    """An editable choice among the workspace's hook sources."""
+    box = QComboBox()
+    box.setEditable(True)
+    box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+    box.setMinimumContentsLength(8)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setToolTip(tip)
+    return box
+
+
+def set_choices(box: QComboBox, choices: Sequence[str], text: str) -> None:
+    """Replace the items, keeping ``text`` as the edit text; emits no edit signal a user's
+    typing would (callers block while they fill)."""
+    box.blockSignals(True)
+    try:
+        if [box.itemText(i) for i in range(box.count())] != list(choices):
+            box.clear()
+            box.addItems(list(choices))
+        if box.currentText() != text:
+            box.setEditText(text)
+    finally:
+        box.blockSignals(False)
+
+
+def source_findings(
+    source_file: Callable[[str], SourceFile | None] | None,
+) -> SourceCheck:
+    """The findings on a hook source from what the window knows of the file: missing, or without
+    the function (both fail every call, so they block Save); a file that does not parse only
+    makes the function's absence likely (a warning)."""
+
+    def check(path: str, function: str, where: tuple[PathPart, ...]) -> list[Finding]:
+        on_disk = source_file(path) if source_file is not None and path else None
+        if on_disk is None:
+            return []
+        if not on_disk.exists:
+            return [
+                Finding(
+                    where,
+                    f'Source file "{path}" was not found; every call of the hook fails until it '
+                    "exists",
+                    SOURCE_MISSING,
+                )
+            ]
+        if on_disk.functions is None or function in on_disk.functions:
+            return []
+        if on_disk.problem:
+            return [
+                Finding(
+                    where,
+                    f'Function "{function}" is not in the part of "{path}" that parses '
+                    f"({on_disk.problem})",
+                    FUNCTION_MISSING,
+                    "warning",
+                )
+            ]
+        listed = ", ".join(on_disk.functions) or "none"
+        return [
+            Finding(
+                where,
+                f'Function "{function}" not found in "{path}" (its functions: {listed})',
+                FUNCTION_MISSING,
+            )
+        ]
+
+    return check

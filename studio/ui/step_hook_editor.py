@@ -1,0 +1,209 @@
+"""The step-preparation hook (``step`` of hookstudio.json): its source file and function, the
+deadline it runs under, live findings and Save.
+
+The draft is a core :class:`StepDraft`; every edit replaces it through the editor's undo stack
+and the view re-renders from it. Save is refused while the draft has an error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.findings import Finding, errors
+from studio.core.step.step_draft import StepDraft, deadline_text, join_source, split_source
+from studio.core.workspace.studio_config_edit import section_findings
+from studio.ui.config_editor_parts import (
+    ERROR_STYLE,
+    DraftCommand,
+    SourceCheck,
+    findings_list,
+    path_picker,
+    set_choices,
+    show_findings,
+)
+
+SOURCE_PATH = ("step", "source")
+
+
+class StepHookEditor(QWidget):
+    """Edits ``step`` of hookstudio.json."""
+
+    draft_changed = Signal(object)
+    save_requested = Signal()
+
+    MERGE_SOURCE = 21
+
+    def __init__(self, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = undo_stack
+        self.draft = StepDraft()
+        self.findings: list[Finding] = []
+        self._sources: list[str] = []
+        self._source_check: SourceCheck | None = None
+        self._functions: Callable[[str], Sequence[str] | None] | None = None
+        self._showing = False
+
+        self.notice = QLabel()
+        self.notice.setObjectName("stepNotice")
+        self.notice.setWordWrap(True)
+        self.notice.hide()
+
+        self.source = path_picker("The step hook's file, relative to the workspace")
+        self.source.setObjectName("stepSource")
+        self.source.setPlaceholderText("none")
+        self.function = QComboBox()
+        self.function.setEditable(True)
+        self.function.setObjectName("stepFunction")
+        self.function.setMinimumContentsLength(6)
+        self.function.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.function.setToolTip(
+            "The function to call (prepareStep in TypeScript or JavaScript, main in Python, "
+            "when none is named)"
+        )
+        source_row = QHBoxLayout()
+        source_row.addWidget(self.source, 3)
+        source_row.addWidget(QLabel(":"))
+        source_row.addWidget(self.function, 2)
+        self.clear_button = QPushButton("No step hook")
+        self.clear_button.setObjectName("clearStepHook")
+        self.clear_button.setToolTip("Clear the source: no hook prepares steps")
+        self.deadline = QLabel(deadline_text())
+        self.deadline.setObjectName("stepDeadline")
+        self.deadline.setWordWrap(True)
+        self.deadline.setToolTip(
+            "The step contract has no deadline setting: preparation fails with reason timeout "
+            "after 30 seconds, or after the caller's deadline when that is shorter"
+        )
+        box = QGroupBox("Step-preparation hook")
+        form = QFormLayout(box)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        form.addRow("Source", source_row)
+        form.addRow("", self.clear_button)
+        form.addRow("Deadline", self.deadline)
+
+        self.findings_list = findings_list()
+        self.findings_list.setObjectName("stepFindings")
+        findings_box = QGroupBox("Findings")
+        QVBoxLayout(findings_box).addWidget(self.findings_list)
+
+        self.save_button = QPushButton("Save step hook")
+        self.save_button.setObjectName("saveStep")
+        self.save_button.setToolTip("Save the step hook to hookstudio.json (Ctrl+S)")
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        actions.addWidget(self.save_button)
+
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.addWidget(box)
+        layout.addWidget(findings_box)
+        layout.addLayout(actions)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(content)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.notice)
+        outer.addWidget(scroll)
+
+        self.source.editTextChanged.connect(self._on_source_edited)
+        self.function.editTextChanged.connect(self._on_source_edited)
+        self.clear_button.clicked.connect(self._on_clear)
+        self.save_button.clicked.connect(self.save_requested)
+        self.show_draft(self.draft)
+
+    # ---- context ---------------------------------------------------------------------------
+    def set_context(
+        self,
+        sources: Sequence[str],
+        source_check: SourceCheck | None,
+        functions: Callable[[str], Sequence[str] | None] | None,
+    ) -> None:
+        self._sources = list(sources)
+        self._source_check = source_check
+        self._functions = functions
+        self.recheck()
+
+    def set_notice(self, text: str | None) -> None:
+        self.notice.setText(text or "")
+        self.notice.setVisible(bool(text))
+
+    def load(self, draft: StepDraft) -> None:
+        """Show a draft from disk: a fresh start for undo."""
+        self.undo_stack.clear()
+        self.show_draft(draft)
+        self.undo_stack.setClean()
+
+    def recheck(self) -> None:
+        self._render()
+
+    @property
+    def valid(self) -> bool:
+        return not errors(self.findings)
+
+    # ---- edits ----------------------------------------------------------------------------
+    def apply(self, after: StepDraft, text: str, merge: int = -1) -> None:
+        if after == self.draft:
+            return
+        self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
+
+    def _on_source_edited(self, _text: str) -> None:
+        if self._showing:
+            return
+        source = join_source(self.source.currentText(), self.function.currentText())
+        self.apply(StepDraft(source, self.draft.base), "Edit step source", self.MERGE_SOURCE)
+
+    def _on_clear(self) -> None:
+        self.apply(StepDraft("", self.draft.base), "No step hook")
+
+    # ---- rendering ------------------------------------------------------------------------
+    def show_draft(self, draft: StepDraft) -> None:
+        self.draft = draft
+        self._render()
+        self.draft_changed.emit(draft)
+
+    def _render(self) -> None:
+        draft = self.draft
+        path, function = split_source(draft.source)
+        found = section_findings("step", draft.value())
+        if self._source_check is not None and path and not errors(found):
+            found += self._source_check(path, function, SOURCE_PATH)
+        self.findings = errors(found) + [f for f in found if f.severity != "error"]
+        self._showing = True
+        try:
+            typed = join_source(self.source.currentText(), self.function.currentText())
+            if draft.source and typed == draft.source:
+                # What the user is typing stays as typed (``lib/x.py:main`` is the same hook).
+                path, function = self.source.currentText(), self.function.currentText()
+            listed = self._functions(path) if self._functions is not None and path else None
+            set_choices(self.source, self._sources, path)
+            set_choices(self.function, list(listed or ()), function)
+        finally:
+            self._showing = False
+        self.source.setStyleSheet(ERROR_STYLE if errors(self.findings) else "")
+        ok = (
+            "No problems: the step hook can be saved"
+            if draft.source
+            else "No step hook: runs of step samples need one (or --hook on the command line)"
+        )
+        show_findings(self.findings_list, self.findings, ok)
+        self.clear_button.setEnabled(bool(draft.source))
+        self.save_button.setEnabled(self.valid)

@@ -1,0 +1,233 @@
+"""The editors of hookstudio.json's hook sections (the step hook and the chains) with what they
+share: the file as last read, loading, saving, outside changes and the question before leaving.
+
+Each editor has its own undo stack: each saves its own section on its own, so each has its own
+clean state (saving the chains must not mark unsaved step edits as saved), and a save keeps the
+editor's undo history. The window puts the stacks in its undo group, so Edit › Undo follows the
+editor on show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from studio.core.chain.chain_draft import ChainDraft
+from studio.core.chain.config import CHAIN_SECTION
+from studio.core.findings import errors
+from studio.core.pre_llm.targets import SourceFile
+from studio.core.source_ref import lexical_path_problem
+from studio.core.step.step_draft import StepDraft
+from studio.core.workspace.folder import STUDIO_FILE, Workspace
+from studio.core.workspace.studio_config_edit import (
+    ABSENT,
+    STEP_SECTION,
+    SectionChangedOutside,
+    SectionInvalid,
+    StudioConfigError,
+    StudioConfigText,
+    save_section,
+)
+from studio.engine.python_functions import FunctionList
+from studio.engine.runtimes import runnable_extensions
+from studio.ui.chain_editor import ChainEditor
+from studio.ui.config_editor_parts import source_findings
+from studio.ui.step_hook_editor import StepHookEditor
+
+APP_NAME = "Hook Studio"
+TITLES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chains"}
+
+
+class StudioConfigEditors(QObject):
+    modified_changed = Signal()
+    message = Signal(str)
+    section_saved = Signal(str)
+
+    def __init__(
+        self,
+        source_file: Callable[[str], SourceFile | None],
+        listing: Callable[[Path], FunctionList | None],
+        parent: QWidget,
+    ) -> None:
+        super().__init__(parent)
+        self._window = parent
+        self._source_file = source_file
+        self._listing = listing
+        self.step_stack = QUndoStack(self)
+        self.chain_stack = QUndoStack(self)
+        self.step_editor = StepHookEditor(self.step_stack)
+        self.chain_editor = ChainEditor(self.chain_stack)
+        self.workspace: Workspace | None = None
+        self._base: dict[str, object] = {STEP_SECTION: ABSENT, CHAIN_SECTION: ABSENT}
+        self._unreadable: str | None = None
+        self.step_editor.save_requested.connect(lambda: self.save(STEP_SECTION))
+        self.chain_editor.save_requested.connect(lambda: self.save(CHAIN_SECTION))
+        for stack in self.stacks:
+            stack.cleanChanged.connect(self.modified_changed)
+
+    @property
+    def stacks(self) -> tuple[QUndoStack, QUndoStack]:
+        return self.step_stack, self.chain_stack
+
+    @property
+    def editors(self) -> dict[str, StepHookEditor | ChainEditor]:
+        return {STEP_SECTION: self.step_editor, CHAIN_SECTION: self.chain_editor}
+
+    def stack_of(self, widget: QWidget | None) -> QUndoStack | None:
+        for editor in self.editors.values():
+            if widget is editor:
+                return editor.undo_stack
+        return None
+
+    @property
+    def modified(self) -> bool:
+        return not all(stack.isClean() for stack in self.stacks)
+
+    # ---- workspace --------------------------------------------------------------------------
+    def set_workspace(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._refresh_context()
+        self._load((STEP_SECTION, CHAIN_SECTION))
+
+    def _refresh_context(self) -> None:
+        if self.workspace is None:
+            return
+        sources = self.workspace.hook_sources(runnable_extensions())
+        check = source_findings(self._source_file)
+        for editor in self.editors.values():
+            editor.set_context(sources, check, self._functions)
+
+    def _functions(self, path: str) -> Sequence[str] | None:
+        """The functions of a source file, once the window has listed them off the GUI thread."""
+        if self.workspace is None or lexical_path_problem(path):
+            return None
+        listing = self._listing(self.workspace.source_root / path)
+        return listing.names() if listing is not None else None
+
+    def _read(self) -> StudioConfigText | None:
+        assert self.workspace is not None
+        try:
+            text = StudioConfigText.read(self.workspace.settings_path)
+        except StudioConfigError as exc:
+            self._unreadable = f"{exc}. Fix the file to edit the step hook and the chains here."
+            return None
+        self._unreadable = None
+        return text
+
+    def _load(self, keys: Sequence[str]) -> None:
+        text = self._read()
+        for key in keys:
+            editor = self.editors[key]
+            editor.set_notice(self._unreadable)
+            base = text.section(key) if text is not None else ABSENT
+            self._base[key] = base
+            if isinstance(editor, ChainEditor):
+                draft, notes = ChainDraft.load(base)
+                editor.load(draft)
+                if notes and self._unreadable is None:
+                    editor.set_notice("; ".join(notes))
+            else:
+                editor.load(StepDraft.load(base))
+
+    def recheck(self) -> None:
+        """The findings again, after a listing of functions arrived or files changed."""
+        for editor in self.editors.values():
+            editor.recheck()
+
+    def on_files_changed(self, changed: set[str]) -> None:
+        if self.workspace is None:
+            return
+        self._refresh_context()
+        settings = str(self.workspace.settings_path)
+        if settings not in changed and str(self.workspace.root) not in changed:
+            return
+        text = self._read()
+        for key, editor in self.editors.items():
+            now = text.section(key) if text is not None else ABSENT
+            if editor.undo_stack.isClean():
+                if now != self._base[key] or text is None:
+                    self._load((key,))
+            elif now != self._base[key]:
+                self.message.emit(
+                    f"{STUDIO_FILE} changed on disk; saving the {TITLES[key]} will ask before "
+                    "replacing that change"
+                )
+
+    # ---- saving -----------------------------------------------------------------------------
+    def save_if_shown(self, widget: QWidget | None) -> bool:
+        """Save the editor that is ``widget``; False when it is none of these editors."""
+        for key, editor in self.editors.items():
+            if widget is editor:
+                self.save(key)
+                return True
+        return False
+
+    def save(self, key: str, *, force: bool = False) -> bool:
+        """Write one section; say why when it is not written."""
+        if self.workspace is None:
+            return False
+        editor = self.editors[key]
+        title = TITLES[key]
+        if self._unreadable is not None:
+            QMessageBox.warning(self._window, APP_NAME, self._unreadable)
+            return False
+        blocking = errors(editor.findings)
+        if blocking:
+            problems = "\n".join(f.message for f in blocking)
+            QMessageBox.warning(
+                self._window,
+                APP_NAME,
+                f"Not saved, because of these problems in the {title}:\n{problems}",
+            )
+            return False
+        path = self.workspace.settings_path
+        try:
+            written = save_section(
+                path, key, editor.draft.value(), base=self._base[key], force=force
+            )
+        except SectionChangedOutside:
+            answer = QMessageBox.question(
+                self._window,
+                APP_NAME,
+                f"{key} in {STUDIO_FILE} was changed outside the studio since it was opened. "
+                f"Replace it with your {title}?",
+            )
+            if answer == QMessageBox.StandardButton.Yes:
+                return self.save(key, force=True)
+            return False
+        except (SectionInvalid, StudioConfigError, OSError) as exc:
+            QMessageBox.warning(
+                self._window, APP_NAME, f"Not saved: the {title} could not be written:\n{exc}"
+            )
+            return False
+        self._base[key] = written.section(key)
+        editor.undo_stack.setClean()
+        self.message.emit(f"Saved the {title} to {STUDIO_FILE}")
+        self.section_saved.emit(key)
+        return True
+
+    def confirm_leave(self) -> bool:
+        """Whether unsaved step or chain edits may be left now (after saving or discarding them,
+        as the user answers)."""
+        dirty = [key for key, editor in self.editors.items() if not editor.undo_stack.isClean()]
+        if not dirty:
+            return True
+        names = " and the ".join(TITLES[key] for key in dirty)
+        answer = QMessageBox.question(
+            self._window,
+            APP_NAME,
+            f"The {names} in {STUDIO_FILE} have unsaved changes. Save them?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return all(self.save(key) for key in dirty)
+        if answer == QMessageBox.StandardButton.Discard:
+            self._load(dirty)
+            return True
+        return False

@@ -1,0 +1,137 @@
+"""The step-hook editor in the real window: the source picked from the workspace's files and the
+function from the file's listing, saved into hookstudio.json without touching the rest, and a
+run after the save calls the new hook."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from studio.core.app_settings import AppSettings
+from studio.ui.main_window import MainWindow
+
+RUN_TIMEOUT_MS = 30_000
+WAIT_MS = 20_000
+
+
+@pytest.fixture
+def window(qtbot, sample_workspace, tmp_path, monkeypatch):
+    # Closed here rather than by qtbot, which closes its widgets before this fixture's teardown
+    # marks the edits left unsaved as saved.
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    monkeypatch.setattr(win.bridge, "warm_up", lambda: None)
+    win.resize(1024, 640)
+    win.show()
+    assert win.open_workspace(sample_workspace)
+    win.editors.setCurrentWidget(win.config_editors.step_editor)
+    yield win
+    for stack in (win.undo_stack, *win.config_editors.stacks):
+        stack.setClean()
+    assert win.close()
+
+
+def type_into(qtbot, combo, text: str) -> None:
+    combo.lineEdit().clear()
+    qtbot.keyClicks(combo.lineEdit(), text)
+
+
+def items(combo) -> list[str]:
+    return [combo.itemText(i) for i in range(combo.count())]
+
+
+def test_the_configured_hook_is_shown_with_the_deadline_it_runs_under(window):
+    editor = window.config_editors.step_editor
+    assert editor.source.currentText() == "lib/prepare.ts"
+    assert editor.function.currentText() == "prepareStep"
+    assert "lib/prepare.py" in items(editor.source)
+    assert "lib/chain_hooks.ts" in items(editor.source)
+    assert editor.deadline.text().startswith("30 s")
+    assert editor.save_button.isEnabled()
+
+
+def test_pick_a_python_function_save_and_run_it(qtbot, window, sample_workspace):
+    editor = window.config_editors.step_editor
+    before = (sample_workspace / "hookstudio.json").read_text()
+    type_into(qtbot, editor.source, "lib/prepare.py")
+    # Listed off the GUI thread: the picker fills once the listing is in.
+    qtbot.waitUntil(lambda: items(editor.function) == ["prepare_step"], timeout=WAIT_MS)
+    type_into(qtbot, editor.function, "prepare_step")
+    assert editor.draft.source == "lib/prepare.py:prepare_step"
+    assert editor.valid
+
+    window.save_action.trigger()
+
+    assert (sample_workspace / "hookstudio.json").read_text() == before.replace(
+        '"lib/prepare.ts:prepareStep"', '"lib/prepare.py:prepare_step"'
+    )
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        window.start_run("step-escalated")
+    outcome = finished.args[0]
+    assert outcome.hook.source == "lib/prepare.py"
+    assert outcome.hook.function == "prepare_step"
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.decision_record["amendment"]["modelChanged"] is True
+
+
+def test_a_function_the_file_lacks_blocks_save(qtbot, window, sample_workspace, monkeypatch):
+    editor = window.config_editors.step_editor
+    before = (sample_workspace / "hookstudio.json").read_bytes()
+    type_into(qtbot, editor.source, "lib/prepare.py")
+    type_into(qtbot, editor.function, "prepare")
+    qtbot.waitUntil(
+        lambda: any('Function "prepare" not found' in f.message for f in editor.findings),
+        timeout=WAIT_MS,
+    )
+    assert editor.findings_list.item(0).data(Qt.ItemDataRole.UserRole) == "/step/source"
+    assert not editor.save_button.isEnabled()
+    warned: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+
+    window.save_action.trigger()
+
+    assert warned and "prepare" in warned[0]
+    assert (sample_workspace / "hookstudio.json").read_bytes() == before
+
+
+def test_a_source_outside_the_workspace_is_an_error(qtbot, window):
+    editor = window.config_editors.step_editor
+    type_into(qtbot, editor.source, "../elsewhere.py")
+    assert [f.pointer for f in editor.findings if f.severity == "error"] == ["/step/source"]
+    assert not editor.save_button.isEnabled()
+
+
+def test_no_step_hook_removes_the_key_and_undo_brings_it_back(qtbot, window, sample_workspace):
+    editor = window.config_editors.step_editor
+    before = (sample_workspace / "hookstudio.json").read_text()
+    editor.clear_button.click()
+    assert editor.source.currentText() == ""
+
+    editor.save_button.click()
+
+    saved = json.loads((sample_workspace / "hookstudio.json").read_text())
+    assert "step" not in saved
+    assert saved["chain"] == json.loads(before)["chain"]
+    window.undo_action.trigger()
+    assert editor.source.currentText() == "lib/prepare.ts"
+    assert window.isWindowModified()
+    editor.save_button.click()
+    # Back, as the last key: the file no longer says where it was.
+    again = json.loads((sample_workspace / "hookstudio.json").read_text())
+    original = json.loads(before)
+    assert list(again) == [k for k in original if k != "step"] + ["step"]
+    assert again == original
+
+
+def test_every_control_is_reached_by_tab(qtbot, window):
+    editor = window.config_editors.step_editor
+    editor.source.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=WAIT_MS)
+    seen = set()
+    for _ in range(30):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        seen.add(QApplication.focusWidget())
+    assert {editor.clear_button, editor.findings_list, editor.save_button} <= seen
+    assert editor.function in seen or editor.function.lineEdit() in seen
