@@ -44,12 +44,13 @@ from studio.core.chain.chain_draft import (
 )
 from studio.core.chain.config import DEFAULT_HOOK_TIMEOUT_MS, MAX_HOOK_TIMEOUT_MS, ChainName
 from studio.core.findings import Finding, errors
+from studio.core.hook_source_findings import FUNCTION_RULES
 from studio.core.workspace.studio_config_edit import section_findings
 from studio.ui.chain_rows_model import ChainRowsModel, ChainRowsView
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
     DraftCommand,
-    SourceCheck,
+    SectionCheck,
     findings_list,
     path_picker,
     set_choices,
@@ -86,7 +87,7 @@ class ChainEditor(QWidget):
         self.draft = ChainDraft()
         self.findings: list[Finding] = []
         self._sources: list[str] = []
-        self._source_check: SourceCheck | None = None
+        self._source_check: SectionCheck | None = None
         self._functions: Callable[[str], Sequence[str] | None] | None = None
         self._selected: tuple[ChainName, int] | None = None
         self._showing = False
@@ -240,7 +241,7 @@ class ChainEditor(QWidget):
     def set_context(
         self,
         sources: Sequence[str],
-        source_check: SourceCheck | None,
+        source_check: SectionCheck | None,
         functions: Callable[[str], Sequence[str] | None] | None,
     ) -> None:
         """The workspace's hook sources (for the picker), how a source is checked against the
@@ -392,15 +393,10 @@ class ChainEditor(QWidget):
         self.draft_changed.emit(draft)
 
     def _check(self, draft: ChainDraft) -> list[Finding]:
-        found = section_findings("chain", draft.value())
+        value = draft.value()
+        found = section_findings("chain", value)
         if self._source_check is not None:
-            for chain in CHAINS:
-                for i, row in enumerate(draft.rows(chain)):
-                    if row.kind == "user" and row.name.strip():
-                        path, function = split_source(row.name)
-                        where = ("chain", chain, i, "source")
-                        if not any(f.path == where and f.severity == "error" for f in found):
-                            found += self._source_check(path, function, where)
+            found += self._source_check(value)
         return errors(found) + [f for f in found if f.severity != "error"]
 
     def _render(self) -> None:
@@ -464,13 +460,14 @@ class ChainEditor(QWidget):
             set_choices(self.function, list(listed or ()), function)
             if self.timeout.text() != row.timeout:
                 self.timeout.setText(row.timeout if user else "")
+            mine = [f for f in errors(self.findings) if f.path[:3] == ("chain", chain, index)]
             fields = {
-                f.path[3]
-                for f in errors(self.findings)
-                if f.path[:3] == ("chain", chain, index)
+                "function" if f.rule in FUNCTION_RULES else f.path[3]
+                for f in mine
                 if len(f.path) > 3
             }
             self.source.setStyleSheet(ERROR_STYLE if "source" in fields else "")
+            self.function.setStyleSheet(ERROR_STYLE if "function" in fields else "")
             self.timeout.setStyleSheet(ERROR_STYLE if "timeout_ms" in fields else "")
         finally:
             self._showing = False

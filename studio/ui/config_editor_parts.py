@@ -1,6 +1,5 @@
 """What the step-hook and chain editors share: a draft change as an undo command, the findings
-list, the source-path and function pickers, and the check of a hook source against the files
-on disk."""
+list, and the source-path and function pickers."""
 
 from __future__ import annotations
 
@@ -11,16 +10,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSizePolicy
 
-from studio.core.findings import Finding, PathPart
-from studio.core.pre_llm.targets import SourceFile
+from studio.core.findings import Finding
 
 ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
-SOURCE_MISSING = "studio_config.source_missing"
-FUNCTION_MISSING = "studio_config.function_missing"
 
-SourceCheck = Callable[[str, str, tuple[PathPart, ...]], list[Finding]]
-"""``(path, function, where)``: the findings on a hook source from the files on disk; ``where``
-is the JSON path of the source in hookstudio.json."""
+SectionCheck = Callable[[Any], list[Finding]]
+"""The findings on a section's hook sources from the files on disk (the section as written)."""
 
 
 class DraftHolder(Protocol):
@@ -100,47 +95,3 @@ def set_choices(box: QComboBox, choices: Sequence[str], text: str) -> None:
             box.setEditText(text)
     finally:
         box.blockSignals(False)
-
-
-def source_findings(
-    source_file: Callable[[str], SourceFile | None] | None,
-) -> SourceCheck:
-    """The findings on a hook source from what the window knows of the file: missing, or without
-    the function (both fail every call, so they block Save); a file that does not parse only
-    makes the function's absence likely (a warning)."""
-
-    def check(path: str, function: str, where: tuple[PathPart, ...]) -> list[Finding]:
-        on_disk = source_file(path) if source_file is not None and path else None
-        if on_disk is None:
-            return []
-        if not on_disk.exists:
-            return [
-                Finding(
-                    where,
-                    f'Source file "{path}" was not found; every call of the hook fails until it '
-                    "exists",
-                    SOURCE_MISSING,
-                )
-            ]
-        if on_disk.functions is None or function in on_disk.functions:
-            return []
-        if on_disk.problem:
-            return [
-                Finding(
-                    where,
-                    f'Function "{function}" is not in the part of "{path}" that parses '
-                    f"({on_disk.problem})",
-                    FUNCTION_MISSING,
-                    "warning",
-                )
-            ]
-        listed = ", ".join(on_disk.functions) or "none"
-        return [
-            Finding(
-                where,
-                f'Function "{function}" not found in "{path}" (its functions: {listed})',
-                FUNCTION_MISSING,
-            )
-        ]
-
-    return check

@@ -234,7 +234,12 @@ class MainWindow(QMainWindow):
     def _add_config_editors(self) -> None:
         """The step-hook and chain editors of hookstudio.json; Edit › Undo follows the editor
         on show (each editor saves on its own, so each has its own undo stack)."""
-        self.config_editors = StudioConfigEditors(self._source_file, self._listing, self)
+        self.config_editors = StudioConfigEditors(
+            self.source_lookup(module=True),
+            self.language_problem,
+            partial(self._listing, module=True),
+            self,
+        )
         self.editors.addTab(self.config_editors.step_editor, "Step hook")
         self.editors.addTab(self.config_editors.chain_editor, "Chains")
         self.undo_group = QUndoGroup(self)
@@ -245,6 +250,7 @@ class MainWindow(QMainWindow):
         self.config_editors.modified_changed.connect(self._update_title)
         self.config_editors.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.workspace_opened.connect(self.config_editors.set_workspace)
+        self.listings_changed.connect(self.config_editors.recheck)
 
     def _on_editor_shown(self, _index: int) -> None:
         stack = self.config_editors.stack_of(self.editors.currentWidget())

@@ -24,19 +24,18 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.findings import Finding, errors
+from studio.core.hook_source_findings import FUNCTION_RULES
 from studio.core.step.step_draft import StepDraft, deadline_text, join_source, split_source
 from studio.core.workspace.studio_config_edit import section_findings
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
     DraftCommand,
-    SourceCheck,
+    SectionCheck,
     findings_list,
     path_picker,
     set_choices,
     show_findings,
 )
-
-SOURCE_PATH = ("step", "source")
 
 
 class StepHookEditor(QWidget):
@@ -53,7 +52,7 @@ class StepHookEditor(QWidget):
         self.draft = StepDraft()
         self.findings: list[Finding] = []
         self._sources: list[str] = []
-        self._source_check: SourceCheck | None = None
+        self._source_check: SectionCheck | None = None
         self._functions: Callable[[str], Sequence[str] | None] | None = None
         self._showing = False
 
@@ -134,7 +133,7 @@ class StepHookEditor(QWidget):
     def set_context(
         self,
         sources: Sequence[str],
-        source_check: SourceCheck | None,
+        source_check: SectionCheck | None,
         functions: Callable[[str], Sequence[str] | None] | None,
     ) -> None:
         self._sources = list(sources)
@@ -184,8 +183,8 @@ class StepHookEditor(QWidget):
         draft = self.draft
         path, function = split_source(draft.source)
         found = section_findings("step", draft.value())
-        if self._source_check is not None and path and not errors(found):
-            found += self._source_check(path, function, SOURCE_PATH)
+        if self._source_check is not None:
+            found += self._source_check(draft.value())
         self.findings = errors(found) + [f for f in found if f.severity != "error"]
         self._showing = True
         try:
@@ -198,7 +197,11 @@ class StepHookEditor(QWidget):
             set_choices(self.function, list(listed or ()), function)
         finally:
             self._showing = False
-        self.source.setStyleSheet(ERROR_STYLE if errors(self.findings) else "")
+        function_errors = [f for f in errors(self.findings) if f.rule in FUNCTION_RULES]
+        self.source.setStyleSheet(
+            ERROR_STYLE if len(errors(self.findings)) > len(function_errors) else ""
+        )
+        self.function.setStyleSheet(ERROR_STYLE if function_errors else "")
         ok = (
             "No problems: the step hook can be saved"
             if draft.source

@@ -18,9 +18,11 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from studio.core.chain.chain_draft import ChainDraft
 from studio.core.chain.config import CHAIN_SECTION
+from studio.core.chain.source_findings import chain_source_findings
 from studio.core.findings import errors
-from studio.core.pre_llm.targets import SourceFile
+from studio.core.hook_source_findings import SourceLookup
 from studio.core.source_ref import lexical_path_problem
+from studio.core.step.source_findings import step_source_findings
 from studio.core.step.step_draft import StepDraft
 from studio.core.workspace.folder import STUDIO_FILE, Workspace
 from studio.core.workspace.studio_config_edit import (
@@ -35,7 +37,6 @@ from studio.core.workspace.studio_config_edit import (
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions
 from studio.ui.chain_editor import ChainEditor
-from studio.ui.config_editor_parts import source_findings
 from studio.ui.step_hook_editor import StepHookEditor
 
 APP_NAME = "Hook Studio"
@@ -49,13 +50,17 @@ class StudioConfigEditors(QObject):
 
     def __init__(
         self,
-        source_file: Callable[[str], SourceFile | None],
+        lookup: SourceLookup,
+        language_problem: Callable[[str], str | None],
         listing: Callable[[Path], FunctionList | None],
         parent: QWidget,
     ) -> None:
+        """``lookup``: what is at a source path (step and chain hooks are judged by a module's
+        exports); ``listing``: a source file's exports once listed off the GUI thread."""
         super().__init__(parent)
         self._window = parent
-        self._source_file = source_file
+        self._lookup = lookup
+        self._language_problem = language_problem
         self._listing = listing
         self.step_stack = QUndoStack(self)
         self.chain_stack = QUndoStack(self)
@@ -97,9 +102,17 @@ class StudioConfigEditors(QObject):
         if self.workspace is None:
             return
         sources = self.workspace.hook_sources(runnable_extensions())
-        check = source_findings(self._source_file)
-        for editor in self.editors.values():
-            editor.set_context(sources, check, self._functions)
+        lookup, language = self._lookup, self._language_problem
+        self.step_editor.set_context(
+            sources,
+            lambda section: step_source_findings(section, lookup, language_problem=language),
+            self._functions,
+        )
+        self.chain_editor.set_context(
+            sources,
+            lambda section: chain_source_findings(section, lookup, language_problem=language),
+            self._functions,
+        )
 
     def _functions(self, path: str) -> Sequence[str] | None:
         """The functions of a source file, once the window has listed them off the GUI thread."""

@@ -229,7 +229,7 @@ def test_a_missing_file_or_function_is_an_error_that_blocks_save(qtbot, window):
     focus_row(qtbot, editor.tables["pre"], 0)
     editor.source.lineEdit().clear()
     qtbot.keyClicks(editor.source.lineEdit(), "lib/nothing.py")
-    assert any('"lib/nothing.py" was not found' in f.message for f in editor.findings)
+    assert any("lib/nothing.py does not exist" in f.message for f in editor.findings)
     assert not editor.save_button.isEnabled()
 
     editor.source.lineEdit().clear()
@@ -238,7 +238,10 @@ def test_a_missing_file_or_function_is_an_error_that_blocks_save(qtbot, window):
     qtbot.keyClicks(editor.function.lineEdit(), "fourth")
     # The functions are listed off the GUI thread; the finding comes once they are known.
     qtbot.waitUntil(
-        lambda: any('Function "fourth" not found' in f.message for f in editor.findings),
+        lambda: any(
+            "lib/hooks.py has no function `fourth`; it has: first, second, third" in f.message
+            for f in editor.findings
+        ),
         timeout=WAIT_MS,
     )
     assert [editor.function.itemText(i) for i in range(editor.function.count())] == [

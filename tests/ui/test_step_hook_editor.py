@@ -82,7 +82,9 @@ def test_a_function_the_file_lacks_blocks_save(qtbot, window, sample_workspace, 
     type_into(qtbot, editor.source, "lib/prepare.py")
     type_into(qtbot, editor.function, "prepare")
     qtbot.waitUntil(
-        lambda: any('Function "prepare" not found' in f.message for f in editor.findings),
+        lambda: any(
+            "lib/prepare.py has no function `prepare`" in f.message for f in editor.findings
+        ),
         timeout=WAIT_MS,
     )
     assert editor.findings_list.item(0).data(Qt.ItemDataRole.UserRole) == "/step/source"

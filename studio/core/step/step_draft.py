@@ -8,30 +8,25 @@ The section configures the source only: the preparation's time limit is the cont
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from studio.core.source_ref import parse_source_ref
-from studio.core.step.contract import MODULE_DEFAULT_EXPORT
+from studio.core.source_ref import DEFAULT_FUNCTION
 from studio.core.step.decision import PREPARATION_TIMEOUT_MS
+from studio.core.step.settings import MODULE_DEFAULT_EXPORT, MODULE_EXTENSIONS, step_source_ref
 from studio.core.workspace.studio_config_edit import ABSENT
-
-MODULE_EXTENSIONS: Final = (".ts", ".mts", ".js", ".mjs")
 
 
 def default_function(path: str) -> str:
     """What runs when the source names no function: the module's ``prepareStep`` export in
     TypeScript and JavaScript, ``main`` in Python."""
-    return MODULE_DEFAULT_EXPORT if path.endswith(MODULE_EXTENSIONS) else "main"
+    return MODULE_DEFAULT_EXPORT if path.endswith(MODULE_EXTENSIONS) else DEFAULT_FUNCTION
 
 
 def split_source(source: str) -> tuple[str, str]:
     """``(path, function)`` as the runtime reads the source."""
-    text = source.strip()
-    if not text:
+    if not source.strip():
         return "", ""
-    ref = parse_source_ref(text)
-    if text == ref.path:
-        return ref.path, default_function(ref.path)
+    ref = step_source_ref(source)
     return ref.path, ref.function
 
 
@@ -41,7 +36,7 @@ def join_source(path: str, function: str) -> str:
     path, function = path.strip(), function.strip()
     if not path:
         return ""
-    if not function or function == default_function(path) == "main":
+    if not function or function == default_function(path) == DEFAULT_FUNCTION:
         return path
     return f"{path}:{function}"
 
