@@ -57,7 +57,7 @@ class HookConflictDialog(QDialog):
             "it too. Which version should stay?"
         )
         explain = note(
-            f"Lines marked − are the version in {label} now, lines marked + are yours. "
+            f'Lines marked "-" are the version in {label} now, lines marked "+" are yours. '
             f"Whichever you choose, every other part of {label} keeps the outside change."
         )
         self.diff = QPlainTextEdit()
@@ -65,10 +65,11 @@ class HookConflictDialog(QDialog):
         self.diff.setReadOnly(True)
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.diff.setPlainText(
-            hook_diff(merge.theirs, merge.ours, f"{label} (changed outside)", "yours (unsaved)")
-        )
+        diff = hook_diff(merge.theirs, merge.ours, f"{label} (changed outside)", "yours (unsaved)")
+        # The whole hook is one hunk: its line numbers say nothing here.
+        shown = [line for line in diff.splitlines() if not line.startswith("@@")]
         self._highlighter = _DiffHighlighter(self.diff.document())
+        self.diff.setPlainText("\n".join(shown))
 
         buttons = QDialogButtonBox()
         self.keep_button = QPushButton("&Keep mine")

@@ -684,7 +684,12 @@ class MainWindow(QMainWindow):
         if agent in changed or str(self.workspace.root) in changed:
             self._on_agent_changed_on_disk()
         if str(self.workspace.settings_path) in changed:
-            self._load_document()
+            if self.document is None:
+                self._load_document()
+            else:
+                # The declared loops may differ; the hook being edited stays as it is.
+                self._adopt(self.document)
+                self._refresh_loops()
         self._refresh_samples()
         self.sample_editor.on_files_changed(changed)
         self.config_editors.on_files_changed(changed)

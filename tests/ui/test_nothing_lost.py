@@ -459,3 +459,19 @@ def test_a_remembered_sample_that_is_gone_falls_back_quietly(
     assert started.open_workspace(sample_workspace)
     assert started.sample_box.currentText() in {"chain-refund", "step-escalated", "support-ticket"}
     assert dialogs.warnings == [] and dialogs.questions == []
+
+
+def test_an_outside_change_of_the_studio_settings_keeps_the_hook_being_edited(
+    qtbot, window, sample_workspace
+):
+    type_timeout(qtbot, window, "8000")
+    settings = sample_workspace / "hookstudio.json"
+    data = json.loads(settings.read_text())
+    data["loops"] = [*data["loops"], "planner"]
+    write_outside(settings, json.dumps(data, indent=2))
+    loops = window.loop_box
+    qtbot.waitUntil(lambda: loops.findText("planner") >= 0, timeout=WAIT_MS)
+    assert window.hook_editor.draft.timeout == "8000"
+    assert window.isWindowModified()
+    window.undo_action.trigger()
+    assert window.hook_editor.draft.timeout == "5000"
