@@ -150,6 +150,32 @@ def summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     return out
 
 
+LABELS = {
+    "small": "trivial hook, one at a time",
+    "small_x2": "trivial hook, two at a time",
+    "1mb": "1 MB request, one at a time",
+}
+
+
+def cases_for_table(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per case and sandbox mode, each with the fork floor at its own concurrency."""
+    rows = []
+    for case, row in result.items():
+        name = case.rpartition("_")[0]
+        if name not in LABELS:
+            continue
+        floor = result["floor_x2" if row["concurrency"] == 2 else "floor"]
+        rows.append(
+            {
+                "case": LABELS[name],
+                **row,
+                "fork_floor_p50_ms": floor["p50_ms"],
+                "fork_floor_runs_per_s": floor["runs_per_s"],
+            }
+        )
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300)
@@ -166,7 +192,7 @@ def main() -> int:
         rounds = [one_round(workspaces, args.n, args.large) for _ in range(args.rounds)]
     result = summary(rounds)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({**result, "cases": cases_for_table(result)}))
         return 0
     print(f"Python {sys.version.split()[0]}; median of {args.rounds} rounds of n={args.n}")
     floor, floor_x2 = result["floor"], result["floor_x2"]
