@@ -18,8 +18,8 @@ APP_NAME = "Hook Studio"
 ORGANIZATION = "hook-studio"
 
 QT_FREE_MODULES = (
-    "studio.core.expectations.model",
-    "studio.core.pre_llm.config_warnings",
+    "studio.core.expectations.from_outcome",
+    "studio.core.expectations.matrix",
     "studio.core.pre_llm.diff",
     "studio.core.pre_llm.targets",
     "studio.core.provider.cache_check",

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.app_settings import AppSettings, WorkspaceChoices, save_settings
+from studio.core.expectations.from_outcome import save_runs_as_tests
 from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup, source_file_in
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
@@ -75,6 +76,7 @@ from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.studio_config_editors import StudioConfigEditors
+from studio.ui.test_matrix import HookTestsDock
 from studio.ui.workspace_panel import WorkspacePanel
 
 if TYPE_CHECKING:
@@ -160,6 +162,8 @@ class MainWindow(QMainWindow):
             "Records", self.records, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.agent_log_dock = AgentLogDock(self, self.bridge, self.records_dock)
+        self.tests_dock = HookTestsDock(self, self.bridge, self.records_dock)
+        self.test_matrix = self.tests_dock.matrix
 
         self._build_actions()
         self._build_toolbar()
@@ -193,6 +197,9 @@ class MainWindow(QMainWindow):
         self.hook_editor.save_requested.connect(self.save)
         self.hook_editor.remove_requested.connect(self.remove_hook)
         self.results.open_source.connect(self.open_source)
+        self.results.save_as_test_requested.connect(self.save_as_test)
+        self.test_matrix.run_opened.connect(self._on_test_run_opened)
+        self.test_matrix.runs_finished.connect(self.records.refresh)
         self.results.jump_requested.connect(self._on_jump_requested)
         self.records.open_source.connect(self.open_source)
         self.workspace_panel.open_requested.connect(self._on_panel_open)
@@ -364,11 +371,27 @@ class MainWindow(QMainWindow):
         run_menu = menu.addMenu("&Run")
         for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
             run_menu.addAction(action)
+        self.run_tests_action = self._action(
+            "Run All &Tests",
+            "Ctrl+Shift+T",
+            self.run_tests,
+            "Run every sample on every target, judged against its expectations",
+        )
+        self.save_test_action = self._action(
+            "Save Run as Te&st",
+            None,
+            self.results.request_save_as_test,
+            "Write what the run on show gave into its sample as expectations",
+        )
+        run_menu.addSeparator()
+        run_menu.addAction(self.run_tests_action)
+        run_menu.addAction(self.save_test_action)
 
         view_menu = menu.addMenu("&View")
         view_menu.addAction(self.workspace_dock.toggleViewAction())
         view_menu.addAction(self.records_dock.toggleViewAction())
         view_menu.addAction(self.agent_log_dock.toggleViewAction())
+        view_menu.addAction(self.tests_dock.toggleViewAction())
         self._fill_recent()
 
     def _build_toolbar(self) -> None:
@@ -469,6 +492,7 @@ class MainWindow(QMainWindow):
         self.source_view.set_workspace(workspace)
         self.sample_editor.set_workspace(workspace)
         self.records.set_store(store, workspace)
+        self.test_matrix.set_workspace(workspace, store)
         self._load_document()
         self._refresh_samples()
         self._restore_choices(remembered)
@@ -1292,6 +1316,33 @@ class MainWindow(QMainWindow):
             self.results.show_outcome(outcome)
         self.records.refresh()
         self.run_finished.emit(outcome)
+
+    # ---- hook tests ---------------------------------------------------------------------------
+    def run_tests(self) -> None:
+        self.tests_dock.show()
+        self.tests_dock.raise_()
+        self.test_matrix.run_all()
+
+    def _on_test_run_opened(self, outcome: RunOutcome) -> None:
+        self.results.show_outcome(outcome)
+
+    def save_as_test(self, outcomes: list[RunOutcome]) -> Job | None:
+        """Write the runs' results into their samples as expectations, off the GUI thread."""
+        if self.workspace is None:
+            return None
+        job = self.bridge.submit(save_runs_as_tests, self.workspace, outcomes)
+        job.finished.connect(self._on_tests_saved)
+        job.failed.connect(
+            lambda exc: self.statusBar().showMessage(f"Not saved as a test: {exc}", 10000)
+        )
+        return job
+
+    def _on_tests_saved(self, written: list[str]) -> None:
+        if self.workspace is not None:
+            self.sample_editor.on_files_changed({str(self.workspace.root / SAMPLES_DIR)})
+        self.statusBar().showMessage(
+            f"Saved as a test in {', '.join(written)}: edit its expect in the Sample tab", 8000
+        )
 
     # ---- navigation ---------------------------------------------------------------------------
     def open_source(self, file: str, line: int) -> None:

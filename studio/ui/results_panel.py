@@ -39,16 +39,19 @@ class Pending(Protocol):
 class ResultsPanel(QWidget):
     """Signals: ``open_source(file, line)`` when a traceback frame is activated (the file is
     workspace-relative), ``jump_requested(pointer)`` when a JSON path is activated,
-    ``comparison_shown(results)`` when the runs on every target are on show."""
+    ``comparison_shown(results)`` when the runs on every target are on show,
+    ``save_as_test_requested(outcomes)`` when the runs on show are to become expectations."""
 
     open_source = Signal(str, int)
     jump_requested = Signal(str)
     comparison_shown = Signal(object)
+    save_as_test_requested = Signal(object)
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results: list[tuple[str, RunOutcome]] = []
         self._running: Pending | None = None
+        self._shown: list[RunOutcome] = []
         diffs = DiffCache(bridge)
 
         self.header = QLabel("No run yet: choose a sample and press Run (Ctrl+Enter)")
@@ -68,10 +71,19 @@ class ResultsPanel(QWidget):
         self.back.setToolTip("Back to the runs on every target, side by side")
         self.back.clicked.connect(self._on_back_clicked)
         self.back.hide()
+        self.save_test = QPushButton("Save as Test")
+        self.save_test.setObjectName("saveAsTest")
+        self.save_test.setToolTip(
+            "Write what this run gave into its sample as expectations, for its target "
+            "(hook-studio test and the Tests view check them); edit them in the Sample tab"
+        )
+        self.save_test.clicked.connect(self.request_save_as_test)
+        self.save_test.hide()
         top = QHBoxLayout()
         top.addWidget(self.back)
         top.addWidget(self.header, 1)
         top.addWidget(self.busy)
+        top.addWidget(self.save_test)
 
         self.run = RunView(diffs, bridge)
         self.run.open_source.connect(self.open_source)
@@ -95,6 +107,8 @@ class ResultsPanel(QWidget):
     def show_running(self, pending: Pending) -> None:
         self._running = pending
         self.back.hide()
+        self._shown = []
+        self.save_test.hide()
         self.busy.show()
         self.pages.setEnabled(False)
         set_accent(self.header, None)
@@ -125,6 +139,7 @@ class ResultsPanel(QWidget):
         self._show(outcome)
 
     def _show(self, outcome: RunOutcome) -> None:
+        self._offer_save(outcome.sample is not None, [outcome])
         self.pages.setCurrentWidget(self.run)
         parts, kind = summary_parts(outcome)
         self.header.setText(" · ".join(parts))
@@ -155,6 +170,7 @@ class ResultsPanel(QWidget):
         )
         set_accent(self.header, "error" if failed else "ok")
         self.pages.setCurrentWidget(self.comparison)
+        self._offer_save(bool(samples), [o for _, o in results])
         self.comparison_shown.emit(results)
 
     def _on_column_details(self, index: int) -> None:
@@ -167,3 +183,16 @@ class ResultsPanel(QWidget):
     def _on_back_clicked(self) -> None:
         if self.results:
             self.show_comparison(self.results)
+
+    # ---- save as test -------------------------------------------------------------------------
+    def _offer_save(self, possible: bool, outcomes: list[RunOutcome]) -> None:
+        self._shown = outcomes if possible else []
+        self.save_test.setVisible(bool(self._shown))
+        self.save_test.setText("Save All as Tests" if len(self._shown) > 1 else "Save as Test")
+
+    def request_save_as_test(self) -> bool:
+        """Ask for the runs on show to become expectations; False when none is on show."""
+        if not self._shown:
+            return False
+        self.save_as_test_requested.emit(list(self._shown))
+        return True

@@ -16,10 +16,13 @@ from typing import Any, Final
 from studio.core.contract import Contract
 from studio.core.expectations.json_match import json_equal
 from studio.core.expectations.model import EXPECT_KEY
+from studio.core.expectations.targets import FUTURE_LOOP, workspace_targets
 from studio.core.json.files import JsonFileError, parse_json_text
 from studio.core.json.locate import locate
+from studio.core.pre_llm.config import MAIN
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.atomic_write import write_atomically
+from studio.core.workspace.folder import Workspace, WorkspaceFileError
 
 VOLATILE_KEYS: Final = frozenset({"sealedRequestId", "durationMs", "duration_ms"})
 """Decision and result fields that change on every run, so no test can expect them."""
@@ -154,3 +157,44 @@ def with_expect(text: str, document: dict[str, Any], expect: list[Any]) -> str:
     empty = text[body_end - 1] == "{"
     member = ("" if empty else ",") + f"\n{step}{json.dumps(EXPECT_KEY)}: {value}\n"
     return text[:body_end] + member + text[close:]
+
+
+UNSAVABLE_KINDS: Final = frozenset({"cancelled", "engine_failed", "sample_invalid"})
+"""Runs that say nothing about the hook, so no test is made of them."""
+
+
+def save_runs_as_tests(workspace: Workspace, outcomes: list[RunOutcome]) -> list[str]:
+    """Each run's expectations written into its sample file, for its target; the sample files
+    written. Raises :class:`SaveAsTestError` (before writing anything) when one cannot be."""
+    from studio.core.registry import CONTRACTS
+
+    try:
+        declared = list(workspace.settings().loops)
+    except WorkspaceFileError as exc:
+        raise SaveAsTestError(str(exc)) from None
+    plans = []
+    for outcome in outcomes:
+        kind = outcome.turn_error.kind if outcome.turn_error else None
+        if kind in UNSAVABLE_KINDS:
+            raise SaveAsTestError(f"a run that ended {kind} says nothing about the hook to test")
+        if outcome.sample is None:
+            raise SaveAsTestError("this run has no sample to save a test into")
+        try:
+            path = workspace.sample(outcome.sample).path
+        except WorkspaceFileError as exc:
+            raise SaveAsTestError(str(exc)) from None
+        contract = CONTRACTS.get(outcome.contract)
+        per_loop = contract is not None and contract.runs_per_loop
+        targets = workspace_targets(declared) if per_loop else [MAIN]
+        target = (outcome.loop or MAIN) if per_loop else None
+        if target is not None and target not in targets:
+            raise SaveAsTestError(
+                f"the loop '{target}' is not a target of this workspace ({', '.join(targets)}): "
+                f"declare it in hookstudio.json, or run on {FUTURE_LOOP} for a loop declared later"
+            )
+        plans.append((path, outcome, contract, target, targets))
+    written = []
+    for path, outcome, contract, target, targets in plans:
+        save_as_test(path, outcome, contract, target, targets)
+        written.append(f"samples/{path.name}")
+    return list(dict.fromkeys(written))
