@@ -277,7 +277,10 @@ def _run(args: argparse.Namespace) -> int:
         store, problem = _open_store(workspace)
         runner = Runner(workspace, store=store)
         try:
-            outcome = await runner.run(args.sample, loop=args.loop, hook=args.hook)
+            handle = runner.start(args.sample, loop=args.loop, hook=args.hook)
+            outcome = await handle.outcome()
+            # The report is printed once the run's record is written, or said not to be.
+            problem = problem or await handle.recorded()
         finally:
             await runner.close()
             if store is not None:

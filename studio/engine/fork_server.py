@@ -41,14 +41,21 @@ def preload() -> None:
 
 
 _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
-# Two spares cover two runs at once without a fork on either's path.
-SPARES = 2
+# Two runs at once each find a ready spare while a third is being made for the next run.
+SPARES = 3
+
+
+# A spare's word that it is isolated and waits for its call.
+_READY = b"ready"
 
 
 class _Spare:
     def __init__(self, pid: int, channel: socket.socket) -> None:
         self.pid = pid
         self.channel = channel
+        self.ready = False
+        self.watched = True
+        """Whether the server's selector still waits for the spare's word."""
 
     def close(self) -> None:
         self.channel.close()
@@ -60,6 +67,7 @@ def _wait_as_spare(channel: socket.socket, kept: tuple[str, ...] | None) -> NoRe
         if kept is not None:
             sandbox.enter_call(kept, [channel.fileno()])
         worker_runtime.become_spare([channel.fileno()])
+        channel.send(_READY)
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
         if not data or len(fds) != 4:
@@ -104,6 +112,9 @@ class ForkServer:
         self.selector.register(control, selectors.EVENT_READ, self._on_command)
         self.selector.register(wake_r, selectors.EVENT_READ, self._on_signal)
         self.spares: list[_Spare] = []
+        # The channels of spares that took a call, closed when they end: a channel closed while
+        # its ready word is unread would reset the spare's side before it reads its call.
+        self.handed: dict[int, _Spare] = {}
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
@@ -132,6 +143,9 @@ class ForkServer:
             process_control.kill_tree(spare.pid)
             spare.close()
         self.spares.clear()
+        for spare in self.handed.values():
+            spare.close()
+        self.handed.clear()
         for pid in list(self.workers):
             process_control.kill_tree(pid)
         self.workers.clear()
@@ -175,7 +189,7 @@ class ForkServer:
             self.selector.close()
             self.control.close()
             os.close(self.wake_r)
-            for spare in self.spares:
+            for spare in [*self.spares, *self.handed.values()]:
                 spare.close()
             child()
         return pid
@@ -194,11 +208,35 @@ class ForkServer:
                 return
             finally:
                 theirs.close()
-            self.spares.append(_Spare(pid, ours))
+            spare = _Spare(pid, ours)
+            self.spares.append(spare)
+            self.selector.register(
+                ours, selectors.EVENT_READ, functools.partial(self._on_ready, spare)
+            )
+
+    def _on_ready(self, spare: _Spare) -> bool:
+        """A spare said it is ready, or its channel closed (it died; the reaper forgets it)."""
+        self._unwatch(spare)
+        with contextlib.suppress(OSError):
+            spare.ready = spare.channel.recv(len(_READY)) == _READY
+        return True
+
+    def _take_spare(self) -> _Spare | None:
+        """The oldest ready spare; if none is ready yet, the one that will be first."""
+        if not self.spares:
+            return None
+        spare = next((s for s in self.spares if s.ready), self.spares[0])
+        self.spares.remove(spare)
+        self._unwatch(spare)
+        return spare
+
+    def _unwatch(self, spare: _Spare) -> None:
+        if spare.watched:
+            spare.watched = False
+            self.selector.unregister(spare.channel)
 
     def _hand_to_spare(self, spec: dict[str, Any], fds: list[int]) -> int | None:
-        while self.spares:
-            spare = self.spares.pop()
+        while (spare := self._take_spare()) is not None:
             if process_control.stopped(spare.pid):
                 # Stopped by someone else's hook (without the sandbox): it would never answer.
                 process_control.kill_tree(spare.pid)
@@ -208,11 +246,16 @@ class ForkServer:
                 socket.send_fds(spare.channel, [encode_message(spec)], fds)
             except OSError:
                 process_control.kill_tree(spare.pid)
-                continue
-            finally:
                 spare.close()
+                continue
+            self.handed[spare.pid] = spare
             return spare.pid
         return None
+
+    def _forget(self, spare: _Spare) -> None:
+        self._unwatch(spare)
+        spare.close()
+        self.spares.remove(spare)
 
     def _on_signal(self) -> bool:
         with contextlib.suppress(BlockingIOError):
@@ -232,8 +275,10 @@ class ForkServer:
                 break
             lost = [spare for spare in self.spares if spare.pid == pid]
             for spare in lost:
-                spare.close()
-                self.spares.remove(spare)
+                self._forget(spare)
+            handed = self.handed.pop(pid, None)
+            if handed is not None:
+                handed.close()
             invocation = self.workers.pop(pid, None)
             if invocation is None:
                 continue

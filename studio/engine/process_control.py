@@ -79,14 +79,22 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+_STOPPING = sum(
+    1 << (sig - 1) for sig in (signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+)
+
+
 def stopped(pid: int) -> bool:
-    """Whether ``pid`` is stopped (SIGSTOP, or traced); False when it is gone or unknown."""
+    """Whether ``pid`` is stopped (SIGSTOP, or traced), or about to be: a stop signal sent to a
+    sleeping process is pending until it next runs. False when it is gone or unknown."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        with open(f"/proc/{pid}/status", "rb") as f:
+            fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
+        state = fields[b"State"].split()[0]
+        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
+    except (OSError, KeyError, IndexError, ValueError):
         return False
-    return state in (b"T", b"t")
+    return state in (b"T", b"t") or bool(pending & _STOPPING)
 
 
 def kill_tree(pid: int) -> None:

@@ -43,6 +43,8 @@ class RunHandle:
         self.task: asyncio.Future[RunOutcome] | None = None
         self.worker: asyncio.Future[Any] | None = None
         self.cancelled = False
+        self.record: asyncio.Future[str | None] | None = None
+        """The run's record write, which goes on after the outcome is delivered."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -52,6 +54,20 @@ class RunHandle:
     async def outcome(self) -> RunOutcome:
         assert self.task is not None
         return await self.task
+
+    async def recorded(self) -> str | None:
+        """Once the run's record is written: why it could not be, or None (also when the
+        runner keeps no records)."""
+        from studio.core.records.store import RecordStoreError
+
+        await self.outcome()
+        if self.record is None:
+            return None
+        try:
+            await self.record
+        except RecordStoreError as exc:
+            return str(exc)
+        return None
 
 
 class Runner:
@@ -72,9 +88,12 @@ class Runner:
         self._parsed: IdentityCache[Any] = IdentityCache(8)
 
     async def close(self) -> None:
+        """End the runtimes, once the records of the runs so far are written."""
         runtimes, self._runtimes = list(self._runtimes.values()), {}
         for runtime in runtimes:
             await runtime.close()
+        if self.store is not None:
+            await asyncio.to_thread(self.store.flush)
 
     async def _runtime(self, kind: type[HookRuntime], settings: StudioSettings) -> HookRuntime:
         """The runtime instance for these settings; a change of environment or sandbox starts a
@@ -205,23 +224,24 @@ class Runner:
         if notices:
             outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, *notices]})
         if self.store is not None:
-            # Off the loop: a write now and then waits for SQLite to checkpoint its log.
-            said = await asyncio.to_thread(self._record, outcome)
-            if said:
-                warning = {"path": "", "message": said}
-                outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, warning]})
+            # Written by the store's own thread after the outcome is delivered; a database
+            # replaced behind the studio's back is the exception: the run waits for its record
+            # in the new one, whose notice belongs in this outcome.
+            replaced = self.store.replaced()
+            handle.record = asyncio.wrap_future(self.store.add_later(outcome))
+            # A failure is for the caller of recorded(); otherwise asyncio reports it as unread.
+            handle.record.add_done_callback(lambda record: record.cancelled() or record.exception())
+            if replaced:
+                from studio.core.records.store import RecordStoreError
+
+                try:
+                    said = await handle.record
+                except RecordStoreError as exc:
+                    said = f"this run was not recorded: {exc}"
+                if said:
+                    warning = {"path": "", "message": said}
+                    outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, warning]})
         return outcome
-
-    def _record(self, outcome: RunOutcome) -> str | None:
-        """Store ``outcome``; what the user must know about it (not recorded, and why), if
-        anything."""
-        from studio.core.records.store import RecordStoreError
-
-        try:
-            said: str | None = self.store.add(outcome)
-        except RecordStoreError as exc:
-            return f"this run was not recorded: {exc}"
-        return said
 
     async def _run_sample(
         self,
@@ -256,8 +276,11 @@ class Runner:
         hook, loop = call.hook, call.loop
         ref = parse_source_ref(call.source.strip())
         try:
-            # An .adf keeps its sources in the database; the runtimes read copies of them.
-            await asyncio.to_thread(self.workspace.sync_sources)
+            # An .adf keeps its sources in the database; the runtimes read copies of them. A
+            # folder has nothing to copy: no hop to a thread (each hop is ~0.2 ms, and a hop
+            # that comes before the pool's last thread has marked itself idle starts another).
+            if self.workspace.copies_sources:
+                await asyncio.to_thread(self.workspace.sync_sources)
             missing = self.workspace.missing_source(ref.path)
         except WorkspaceFileError as exc:
             missing = str(exc)

@@ -40,6 +40,7 @@ _EXIT_GRACE_S = 5.0
 _EOF_GRACE_S = 2.0
 _START_TIMEOUT_S = 30.0
 _ACKNOWLEDGE_S = 3.0
+_STOPPED_CHECK_S = 0.05
 _REPORT_GRACE_S = 0.5
 # A pipe holds 64 KiB unless asked for more: a 10 MB input would cross it in 160 turns of both
 # processes. Widened (up to the kernel's pipe-max-size, 1 MiB by default) for large inputs only,
@@ -479,17 +480,20 @@ class WorkerHost:
             }
         )
         started = time.perf_counter()
+        # The input goes into the pipe first (all of a small one): the worker finds it there
+        # instead of waiting for this loop's next turn after the hand-over.
+        feeder = _Feeder(loop, in_w, input_data)
         try:
             await self._send_with_fds(message, theirs)
         except BaseException:
-            for fd in (in_w, res_r, out_r, err_r):
+            feeder.close()
+            for fd in (res_r, out_r, err_r):
                 os.close(fd)
             self._pending.pop(invocation, None)
             raise
         finally:
             for fd in theirs:
                 os.close(fd)
-        feeder = _Feeder(loop, in_w, input_data)
         result = _Capture(loop, res_r, limits.result_bytes, over("result"))
         stdout = _Capture(loop, out_r, limits.output_bytes, over("stdout"))
         stderr = _Capture(loop, err_r, limits.output_bytes, over("stderr"))
@@ -571,10 +575,18 @@ class WorkerHost:
     async def _acknowledged(self, pending: _Pending) -> None:
         """Wait for the fork server to say which process runs the call; the hook's deadline
         starts after that. No word in time means the server is frozen or gone."""
-        try:
-            await asyncio.wait_for(asyncio.shield(pending.spawned), _ACKNOWLEDGE_S)
-        except TimeoutError:
-            raise _Unanswered from None
+        deadline = time.monotonic() + _ACKNOWLEDGE_S
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(pending.spawned), _STOPPED_CHECK_S)
+                return
+            except TimeoutError:
+                # A server stopped by a hook (one run without the sandbox) is seen at once.
+                process = self._process
+                if time.monotonic() >= deadline or (
+                    process is not None and process_control.stopped(process.pid)
+                ):
+                    raise _Unanswered from None
 
     async def _await_exit(self, pending: _Pending) -> dict[str, Any]:
         """The exit status of an ended worker. The kernel says when it is gone (a pidfd); the

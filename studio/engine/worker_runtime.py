@@ -408,6 +408,11 @@ def _send_and_exit(envelope: list[bytes], status: int) -> NoReturn:
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     process_control.end_descendants()
+    # The run is complete once both streams are closed too; closed here, they do not wait for
+    # the kernel to take the process's memory apart first.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
     os._exit(status)
 
 

@@ -20,6 +20,8 @@ ORGANIZATION = "hook-studio"
 QT_FREE_MODULES = (
     "studio.core.expectations.from_outcome",
     "studio.core.expectations.matrix",
+    "studio.core.expectations.model",
+    "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.diff",
     "studio.core.pre_llm.targets",
     "studio.core.provider.cache_check",

@@ -57,7 +57,7 @@ from studio.ui.config_editor_parts import (
     show_findings,
 )
 
-USER_HOOK = "Your hook (source:function)"
+USER_HOOK = "Your own hook"
 CHAIN_TITLES = {"pre": "Pre-model chain", "post": "Post-model chain"}
 CHAIN_TIPS = {
     "pre": "Run top to bottom before the model call; each one gets the previous one's output",
@@ -382,7 +382,12 @@ class ChainEditor(QWidget):
             chain: ChainName = "pre" if parts[1] == "pre" else "post"
             self._select(chain, int(parts[2]))
             field = parts[3] if len(parts) > 3 else ""
-            (self.timeout if field == "timeout_ms" else self.tables[chain]).setFocus()
+            if item.data(Qt.ItemDataRole.UserRole + 1) in FUNCTION_RULES:
+                self.function.setFocus()
+            elif field == "source":
+                self.source.setFocus()
+            else:
+                (self.timeout if field == "timeout_ms" else self.tables[chain]).setFocus()
         elif pointer.endswith("default_post_validators"):
             self.defaults.setFocus()
 

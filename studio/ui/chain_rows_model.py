@@ -19,7 +19,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QDrag, QKeySequence, QShortcut
+from PySide6.QtGui import QBrush, QColor, QDrag, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from studio.core.chain.chain_draft import ChainRow, Rows
@@ -29,7 +29,7 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 ROW_MIME = "application/x-hookstudio-chain-row"
 HOOK_COLUMN, KIND_COLUMN, TIMEOUT_COLUMN = 0, 1, 2
 MIN_ROWS_SHOWN = 3
-KIND_LABELS = {"builtin": "built-in", "user": "your hook", "other": "not a hook"}
+KIND_LABELS = {"builtin": "built-in", "user": "yours", "other": "not a hook"}
 
 
 def _single_move(old: Rows, new: Rows) -> tuple[int, int] | None:
@@ -46,7 +46,7 @@ def _single_move(old: Rows, new: Rows) -> tuple[int, int] | None:
 
 
 class ChainRowsModel(QAbstractTableModel):
-    HEADERS = ("Hook", "Kind", "Timeout (ms)")
+    HEADERS = ("Hook", "Kind", "Timeout ms")
 
     def __init__(self, chain: ChainName, move: Callable[[int, int], None]) -> None:
         super().__init__()
@@ -141,9 +141,17 @@ class ChainRowsModel(QAbstractTableModel):
                 return KIND_LABELS[row.kind]
             if row.kind != "user":
                 return "—"
-            return row.timeout.strip() or f"{DEFAULT_HOOK_TIMEOUT_MS} (default)"
+            return row.timeout.strip() or str(DEFAULT_HOOK_TIMEOUT_MS)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._problems.get(index.row()) or (row.label if column == HOOK_COLUMN else None)
+            if index.row() in self._problems:
+                return self._problems[index.row()]
+            if column == TIMEOUT_COLUMN and row.kind == "user" and not row.timeout.strip():
+                return "The default timeout"
+            return row.label if column == HOOK_COLUMN else None
+        if role == Qt.ItemDataRole.FontRole and column == TIMEOUT_COLUMN and not row.timeout:
+            font = QFont()
+            font.setItalic(True)
+            return font
         if role == Qt.ItemDataRole.BackgroundRole and index.row() in self._problems:
             return QBrush(QColor(220, 60, 60, 60))
         return None

@@ -67,6 +67,7 @@ def show_findings(widget: QListWidget, findings: Sequence[Finding], ok_text: str
         item = QListWidgetItem(mark + finding.message)
         item.setToolTip(finding.pointer or "/")
         item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
+        item.setData(Qt.ItemDataRole.UserRole + 1, finding.rule)
         widget.addItem(item)
     if not findings:
         widget.addItem(QListWidgetItem(ok_text))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QListWidgetItem,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -127,6 +128,7 @@ class StepHookEditor(QWidget):
         self.function.editTextChanged.connect(self._on_source_edited)
         self.clear_button.clicked.connect(self._on_clear)
         self.save_button.clicked.connect(self.save_requested)
+        self.findings_list.itemActivated.connect(self._on_finding_activated)
         self.show_draft(self.draft)
 
     # ---- context ---------------------------------------------------------------------------
@@ -172,6 +174,10 @@ class StepHookEditor(QWidget):
 
     def _on_clear(self) -> None:
         self.apply(StepDraft("", self.draft.base), "No step hook")
+
+    def _on_finding_activated(self, item: QListWidgetItem) -> None:
+        rule = item.data(Qt.ItemDataRole.UserRole + 1)
+        (self.function if rule in FUNCTION_RULES else self.source).setFocus()
 
     # ---- rendering ------------------------------------------------------------------------
     def show_draft(self, draft: StepDraft) -> None:

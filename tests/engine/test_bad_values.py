@@ -107,6 +107,7 @@ def run_and_follow(recording: RecordingRunner, hook: str, sample: str = "basic")
 
 def stored_text(recording: RecordingRunner, run_id: str) -> str:
     """Every column of the run's row and its payload, as SQLite holds them."""
+    recording.store.flush()  # the record is written after the run's outcome is delivered
     with sqlite3.connect(recording.store.path) as db:
         row = db.execute(
             "SELECT d.*, p.payload FROM decisions d LEFT JOIN payloads p ON p.seq = d.seq "

@@ -18,6 +18,7 @@ import pytest
 
 from studio.core.records.store import RecordStore
 from studio.core.workspace.folder import Workspace
+from studio.engine.fork_server import SPARES
 from tests.support.processes import live_descendants, named, wait_for
 from tests.support.runners import LiveRunner
 from tests.support.workspaces import REQUEST, make_workspace, write_json
@@ -188,7 +189,7 @@ def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
     outcome = live.run(hook="lib/probes.py:fork_bomb")
     assert outcome.status == "turn_error" and outcome.turn_error.kind == "timeout"
     # The fork server and its spares only (each spare: its helper, its init, its process).
-    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + 2 * 3)
+    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + SPARES * 3)
     assert live.run().status == "ok"
 
 

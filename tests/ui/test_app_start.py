@@ -4,8 +4,12 @@ reads the source of every module imported after it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+from tests.support.workspaces import copy_bundled_workspace
 
 START = """
 import json, sys
@@ -28,3 +32,38 @@ def test_every_qt_free_module_of_the_window_is_imported_before_qt() -> None:
     seen = json.loads(child.stdout.strip().splitlines()[-1])
     assert seen["qt_loaded"] is False  # none of them brings Qt in
     assert seen["late"] == []  # a name here belongs in studio.ui.app.QT_FREE_MODULES
+
+
+OPEN = """
+import json, sys
+from pathlib import Path
+from studio.ui.app import import_before_qt
+import_before_qt()
+before = set(sys.modules)
+from PySide6.QtWidgets import QApplication
+from studio.core.app_settings import AppSettings
+from studio.ui.app import show_window
+app = QApplication(sys.argv[:1])
+window = show_window(AppSettings(), None, Path(sys.argv[1]))
+app.processEvents()
+late = sorted(
+    name for name in set(sys.modules) - before if name.startswith(("studio.core", "studio.engine"))
+)
+window.undo_stack.setClean()
+window.close()
+print(json.dumps(late))
+"""
+
+
+def test_opening_the_bundled_workspace_imports_no_qt_free_module_after_qt(tmp_path: Path) -> None:
+    workspace = copy_bundled_workspace(tmp_path / "ws")
+    child = subprocess.run(
+        [sys.executable, "-c", OPEN, str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    late = json.loads(child.stdout.strip().splitlines()[-1])
+    assert late == []  # a name here belongs in studio.ui.app.QT_FREE_MODULES

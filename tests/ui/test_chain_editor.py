@@ -214,6 +214,13 @@ def test_a_draft_with_an_error_shows_where_and_is_never_written(
     ]
     assert "/chain/pre/1/timeout_ms" in pointers
     assert not editor.save_button.isEnabled()
+    # A finding leads to its row and field.
+    focus_row(qtbot, editor.tables["pre"], 0)
+    editor.findings_list.itemActivated.emit(
+        editor.findings_list.item(pointers.index("/chain/pre/1/timeout_ms"))
+    )
+    assert editor.tables["pre"].currentIndex().row() == 1
+    qtbot.waitUntil(editor.timeout.hasFocus, timeout=WAIT_MS)
     assert editor.models["pre"].data(editor.models["pre"].index(1, 0), Qt.ItemDataRole.ToolTipRole)
     warned: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))

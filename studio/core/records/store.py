@@ -28,11 +28,13 @@ lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +46,7 @@ from pydantic import BaseModel, ConfigDict
 from studio.core.json.deep import deep_json
 from studio.core.json.pieces import dumps_in_pieces
 from studio.core.json.surrogates import escape_lone_surrogates
+from studio.core.records.pending_writes import PendingWrites
 from studio.core.records.rebuild import rebuild_outcome
 from studio.core.run_outcome import HostCall, RunOutcome, Status
 from studio.core.turn_error import ContractName, TurnError
@@ -353,6 +356,7 @@ class RecordStore:
         self.path = Path(path)
         self.write_in_pieces = False
         self._lock = threading.RLock()
+        self._pending = PendingWrites("record-writes")
         self._migrations = tuple(migrations)
         if not create and not self.path.exists():
             raise RecordStoreError(f"{self.path}: no record store here")
@@ -432,6 +436,8 @@ class RecordStore:
         self.close()
 
     def close(self) -> None:
+        """Write the records still pending, then close."""
+        self._pending.close()
         with self._lock:
             if not self._closed:
                 self._closed = True
@@ -519,6 +525,8 @@ class RecordStore:
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
+        # A read shows every run whose record was handed over before it.
+        self._pending.wait()
         with self._lock:
             if self._closed:
                 raise RecordStoreError(f"{self.path}: the record store is closed")
@@ -590,6 +598,25 @@ class RecordStore:
             ).lastrowid
             db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
         return notice
+
+    def add_later(self, outcome: RunOutcome) -> Future[str | None]:
+        """:meth:`add` on the store's writing thread, after the runs handed over before it; the
+        future holds what :meth:`add` returns or raises. The caller goes on at once."""
+        try:
+            return self._pending.submit(functools.partial(self.add, outcome))
+        except RuntimeError:
+            refused: Future[str | None] = Future()
+            refused.set_exception(RecordStoreError(f"{self.path}: the record store is closed"))
+            return refused
+
+    def flush(self) -> None:
+        """Return once every record handed to :meth:`add_later` so far is written."""
+        self._pending.wait()
+
+    def replaced(self) -> bool:
+        """Whether the database file was deleted or replaced since it was opened; the next
+        :meth:`add` then starts a new one and says so."""
+        return self._file_identity() != self._identity
 
     def clear_payloads(self, run_ids: Iterable[str] | None = None) -> int:
         """Forget the payloads of ``run_ids`` (all when ``None``); the run records stay.

@@ -219,6 +219,8 @@ class AdfWorkspace(Workspace):
             problem += f" (ADF names its files exactly: '{bare}')"
         return problem
 
+    copies_sources = True
+
     def sync_sources(self) -> Path:
         """Copy the agent's files into :attr:`source_root` for the runtimes, each read-only.
 

@@ -242,6 +242,9 @@ class Workspace:
         files, or None; a folder's sources are checked when the runner resolves them."""
         return None
 
+    copies_sources = False
+    """Whether :meth:`sync_sources` does any work (reads and writes files) before a run."""
+
     def sync_sources(self) -> Path:
         """Make :attr:`source_root` hold the current hook sources; a folder already does."""
         return self.source_root

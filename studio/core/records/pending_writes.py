@@ -1,0 +1,77 @@
+"""Record writes that happen after a run's result is delivered, in the order the runs ended.
+
+One thread writes them, one after another. Every read of the store waits until the writes
+submitted before it are done, so what a run's caller reads next includes that run; closing the
+store writes whatever is still pending first. No write is dropped: a failed one is reported on
+its future.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+
+class PendingWrites:
+    """A queue of writes served by one thread, started on the first write and ended by
+    :meth:`close`."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._queue: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
+        self._changed = threading.Condition()
+        self._busy = False
+        self._closing = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, write: Callable[[], Any]) -> Future[Any]:
+        """Run ``write`` on the writing thread; its future holds what it returned or raised."""
+        future: Future[Any] = Future()
+        with self._changed:
+            if self._closing:
+                raise RuntimeError("the record store is closed")
+            self._queue.append((write, future))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+        return future
+
+    def wait(self) -> None:
+        """Return once every write submitted so far is done. From the writing thread itself (a
+        write that reads the store) it returns at once."""
+        if threading.current_thread() is self._thread:
+            return
+        with self._changed:
+            self._changed.wait_for(lambda: not self._queue and not self._busy)
+
+    def close(self) -> None:
+        """Finish every pending write, then end the writing thread."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _serve(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._queue or self._closing)
+                if not self._queue:
+                    return
+                write, future = self._queue.popleft()
+                self._busy = True
+            try:
+                if future.set_running_or_notify_cancel():
+                    try:
+                        future.set_result(write())
+                    except BaseException as exc:
+                        future.set_exception(exc)
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
