@@ -18,6 +18,8 @@ APP_NAME = "Hook Studio"
 ORGANIZATION = "hook-studio"
 
 QT_FREE_MODULES = (
+    "studio.core.chain.chain_draft",
+    "studio.core.chain.source_findings",
     "studio.core.expectations.from_outcome",
     "studio.core.expectations.matrix",
     "studio.core.expectations.model",
@@ -29,6 +31,8 @@ QT_FREE_MODULES = (
     "studio.core.records.store",
     "studio.core.registry",
     "studio.core.run_report",
+    "studio.core.step.source_findings",
+    "studio.core.step.step_draft",
     "studio.core.workspace.adf_workspace",
     "studio.core.workspace.agent_document",
     "studio.core.workspace.agent_log",
@@ -36,6 +40,7 @@ QT_FREE_MODULES = (
     "studio.core.workspace.folder",
     "studio.core.workspace.sample_check",
     "studio.core.workspace.sample_files",
+    "studio.core.workspace.studio_config_edit",
     "studio.engine.runner",
     "studio.engine.runtimes",
 )
