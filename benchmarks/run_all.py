@@ -326,7 +326,9 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=200, help="trivial round trips a round (default 200)")
+    parser.add_argument(
+        "--n", type=int, default=200, help="trivial round trips a round (default 200)"
+    )
     parser.add_argument("--runs", type=int, default=9, help="runs of the larger cases")
     parser.add_argument("--records", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=50, help="runs in a row (0: none)")
