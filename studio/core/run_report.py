@@ -7,6 +7,7 @@ from typing import Any
 
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import HostCall, RunOutcome
+from studio.core.sample_findings import is_sample_problem, sample_problem_line
 
 PREVIEW_CHARS = 120
 CALLS_SHOWN = 200
@@ -79,7 +80,10 @@ def describe_outcome(outcome: RunOutcome) -> str:
     else:
         error = outcome.turn_error
         assert error is not None
-        lines.append(f"Turn error ({error.kind}, reason {error.reason}): {error.message}")
+        if is_sample_problem(error):
+            lines.append(sample_problem_line(outcome))
+        else:
+            lines.append(f"Turn error ({error.kind}, reason {error.reason}): {error.message}")
         if error.path:
             lines.append(f"  at {error.path}")
         for frame in error.traceback:

@@ -11,8 +11,12 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 TURN_ERROR_LABEL: Final = "Turn error"
+SAMPLE_PROBLEM_LABEL: Final = "Sample problem"
+SAMPLE_PROBLEM_KIND: Final = "sample_invalid"
+"""The kind of a run the sample ended, not the hook: it carries the sample problem label."""
 
 Reason = Literal["callback", "timeout", "aborted"]
+Label = Literal["Turn error", "Sample problem"]
 ContractName = str
 """A contract's name, as :mod:`studio.core.registry` lists it."""
 
@@ -92,7 +96,7 @@ class ExitStatus(BaseModel):
 class TurnError(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    label: Literal["Turn error"] = TURN_ERROR_LABEL
+    label: Label = TURN_ERROR_LABEL
     kind: str
     reason: Reason
     message: str
@@ -115,6 +119,11 @@ class TurnError(BaseModel):
 
 def turn_error(kind: str, message: str, **fields: Any) -> TurnError:
     """A turn error of ``kind``, with the contract reason that kind maps to."""
+    label: Label = SAMPLE_PROBLEM_LABEL if kind == SAMPLE_PROBLEM_KIND else TURN_ERROR_LABEL
     return TurnError(
-        kind=kind, reason=KIND_REASONS.get(kind, "callback"), message=message, **fields
+        label=label,
+        kind=kind,
+        reason=KIND_REASONS.get(kind, "callback"),
+        message=message,
+        **fields,
     )

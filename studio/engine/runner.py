@@ -24,6 +24,7 @@ from studio.core.contract import (
 from studio.core.identity_cache import IdentityCache
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
+from studio.core.sample_findings import naming_the_sample
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import Sample, StudioSettings, Workspace, WorkspaceFileError
@@ -220,6 +221,7 @@ class Runner:
                     input=sample.document,
                 )
         outcome = outcome.model_copy(update={"duration_ms": (time.perf_counter() - started) * 1000})
+        outcome = naming_the_sample(outcome)
         notices = [{"path": "", "message": notice} for notice in self.sandbox_notices()]
         if notices:
             outcome = outcome.model_copy(update={"warnings": [*outcome.warnings, *notices]})

@@ -354,12 +354,17 @@ class HookEditor(QWidget):
         self._typing_timer.start()
 
     def _on_typing_settled(self) -> None:
+        if self._typed is not None:
+            self._show_findings(self._as_typed(self.draft))
+
+    def _as_typed(self, draft: HookDraft) -> HookDraft:
+        """``draft`` with the loop name being typed in its cell, while one is."""
         if self._typed is None:
-            return
+            return draft
         row, text = self._typed
-        if 0 <= row < len(self.draft.rows):
-            typed = self.draft.with_rows(choose(self.draft.rows, row, TargetRow.loop(text.strip())))
-            self._show_findings(typed)
+        if not 0 <= row < len(draft.rows):
+            return draft
+        return draft.with_rows(choose(draft.rows, row, TargetRow.loop(text.strip())))
 
     def _on_name_editor_closed(self) -> None:
         self._typing_timer.stop()
@@ -409,7 +414,8 @@ class HookEditor(QWidget):
         finally:
             self._showing = False
 
-        self._show_findings(draft)
+        # A recheck while a name is typed (a listing arrived) keeps judging the name as typed.
+        self._show_findings(self._as_typed(draft))
 
         timeout, _ = parse_timeout(draft.timeout)
         if self._limit_ms is None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.json.surrogates import escape_lone_surrogates
+from studio.core.sample_findings import is_sample_problem
 from studio.core.turn_error import TurnError
 from studio.ui.engine_bridge import STUDIO_TRACEBACK
 from studio.ui.result_json_tree import JsonTreeView
@@ -33,6 +34,7 @@ REASON_WORDS = {
     "timeout": "timeout: the hook ran past its time limit and was stopped",
     "aborted": "aborted: the run was cancelled before the hook finished",
 }
+SAMPLE_REASON = "the sample: it breaks its contract's sample rules, so the hook is not to blame"
 CLEARED_MESSAGE = "  (the full message was cleared with the payload)"
 STDERR_TITLE = "Stderr (the last lines the worker wrote)"
 STUDIO_TRACEBACK_TITLE = "The studio's traceback (a bug in the studio, not in your hook)"
@@ -200,7 +202,11 @@ class TurnErrorView(QWidget):
         self.message.show()
         self._set_form_visible(True)
         self.kind.setText(error.kind)
-        self.reason.setText(REASON_WORDS.get(error.reason, error.reason))
+        self.reason.setText(
+            SAMPLE_REASON
+            if is_sample_problem(error)
+            else REASON_WORDS.get(error.reason, error.reason)
+        )
         self.where.setText(_where(error))
         if error.path is not None:
             pointer = error.path or "/"

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import ChainStep, RunOutcome
+from studio.core.sample_findings import NOT_RUN, SAMPLE_PROBLEM, hook_started, is_sample_problem
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view, result_words
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.result_calls_view import CallsView, calls_title, calls_trouble
@@ -66,6 +67,8 @@ def status_words(outcome: RunOutcome) -> tuple[str, str]:
         return "✓ ok", "ok"
     if outcome.status == "not_applied":
         return "– not applied", "info"
+    if is_sample_problem(outcome.turn_error):
+        return "✗ sample problem", "error"
     return "✗ turn error", "error"
 
 
@@ -232,7 +235,9 @@ class RunView(QWidget):
         self.provider.show_outcome(outcome, payload_cleared=payload_cleared)
         self.tabs.setTabVisible(TAB_PROVIDER, outcome.contract in PROVIDER_CONTRACTS)
         failed = outcome.turn_error is not None
-        self.tabs.setTabText(TAB_ERROR, "Turn error ●" if failed else "Turn error")
+        # A sample the hook could not be run on is the sample's problem, not a turn error.
+        title = SAMPLE_PROBLEM if is_sample_problem(outcome.turn_error) else TAB_TITLES[TAB_ERROR]
+        self.tabs.setTabText(TAB_ERROR, f"{title} ●" if failed else title)
         for tab in (TAB_OUTPUT, TAB_RESULT):
             self.tabs.setTabText(tab, TAB_TITLES[tab] + (CLEARED if payload_cleared else ""))
         if not again:
@@ -311,6 +316,10 @@ class RunView(QWidget):
         self.diff_stack.setCurrentWidget(self.diff_view)
 
     def _no_diff_text(self, outcome: RunOutcome) -> str | None:
+        if is_sample_problem(outcome.turn_error):
+            if hook_started(outcome):
+                return "No diff: the run stopped on a problem of the sample.\nSee its tab."
+            return f"No diff: the sample has a problem, so {NOT_RUN}.\nSee the Sample problem tab."
         if outcome.status == "turn_error":
             return "No diff: the hook failed, so no request was sent.\nSee the Turn error tab."
         if outcome.status == "not_applied":

@@ -80,6 +80,9 @@ def test_a_loop_name_is_checked_while_it_is_typed(qtbot, window):
     )
     assert not editor.save_button.isEnabled()
     assert editor.draft.rows[row].name == ""  # nothing committed yet
+    # A recheck meanwhile (a source's functions arrived) still judges the name as typed.
+    editor.recheck()
+    assert any("loop name 'Bad Name'" in m for m in findings_text(editor))
 
     cell.clear()
     qtbot.keyClicks(cell, "triage")
@@ -112,3 +115,27 @@ def test_a_typescript_source_warns_when_node_cannot_run_it(
     assert not any("has no function" in m for m in findings_text(editor))
     win.undo_stack.setClean()
     win.close()
+
+
+def test_a_run_on_an_invalid_sample_shows_a_sample_problem_not_a_turn_error(
+    qtbot, window, sample_workspace
+):
+    sample = json.loads((sample_workspace / "samples" / "support-ticket.json").read_text())
+    sample["request"]["messages"][2]["role"] = "assistant"  # it holds a tool_result
+    (sample_workspace / "samples" / "misfiled.json").write_text(json.dumps(sample))
+    window._refresh_samples()
+    window.sample_box.setCurrentText("misfiled")
+    with qtbot.waitSignal(window.run_finished, timeout=WAIT_MS) as finished:
+        window.run_selected()
+    outcome = finished.args[0]
+    assert outcome.turn_error.kind == "sample_invalid" and outcome.hook is None
+
+    results = window.results
+    assert "✗ sample problem" in results.header.text()
+    assert "turn error" not in results.header.text()
+    view = results.run
+    assert view.tabs.tabText(view.tabs.currentIndex()) == "Sample problem ●"
+    error_view = view.error_view
+    assert error_view.message.text().startswith("samples/misfiled.json /request/messages/2/")
+    assert "the hook is not to blame" in error_view.reason.text()
+    assert "the hook was not run" in view.diff_message.text()
