@@ -1122,9 +1122,20 @@ class MainWindow(QMainWindow):
         except AdfFileError as exc:
             QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc.reason}")
             return
+        except HookConflict:
+            QMessageBox.warning(
+                self,
+                APP_NAME,
+                f"The hook was not removed: it was changed in {label} outside the studio. "
+                "Look at the change first, then remove it if you still want to.",
+            )
+            self._on_agent_changed_on_disk()
+            return
         except (ExternalChange, OSError, AgentDocumentError) as exc:
             QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc}")
             return
+        # What else changed in the file outside (its limits, say) is what the editor now shows.
+        self._adopt(self.document)
         # The removal is a step of its own: Undo shows the hook again, unsaved.
         self.hook_editor.take_from_disk(
             self.document.hook_draft(), self.document.has_hook, "Remove hook"

@@ -475,3 +475,18 @@ def test_an_outside_change_of_the_studio_settings_keeps_the_hook_being_edited(
     assert window.isWindowModified()
     window.undo_action.trigger()
     assert window.hook_editor.draft.timeout == "5000"
+
+
+def test_remove_does_not_drop_a_hook_changed_outside_unseen(
+    qtbot, window, dialogs, sample_workspace
+):
+    agent = sample_workspace / "agent.json"
+    window.watcher.removePath(str(agent))  # the change lands just before Remove is pressed
+    theirs = agent_json(sample_workspace)
+    theirs[HOOK_KEY]["timeout_ms"] = 9000
+    agent.write_text(json.dumps(theirs, indent=2))
+    window.remove_hook()
+    assert "changed in agent.json outside the studio" in dialogs.warnings[-1]
+    assert agent_json(sample_workspace)[HOOK_KEY]["timeout_ms"] == 9000
+    assert window.hook_editor.draft.timeout == "9000"  # the editor was unedited: theirs shown
+    assert not window.isWindowModified()
