@@ -1332,6 +1332,7 @@ class MainWindow(QMainWindow):
     def run_tests(self) -> None:
         self.tests_dock.show()
         self.tests_dock.raise_()
+        self.test_matrix.table.setFocus()
         self.test_matrix.run_all()
 
     def _on_test_run_opened(self, outcome: RunOutcome) -> None:

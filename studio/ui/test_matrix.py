@@ -148,6 +148,8 @@ class HookTestMatrix(QWidget):
             return
         targets, rows = plan
         self.model.set_plan(targets, rows)
+        if rows and targets:
+            self.table.setCurrentIndex(self.model.index(0, 0))
         self._queue = deque(
             (r, c)
             for r, row in enumerate(rows)

@@ -53,7 +53,12 @@ def test_the_matrix_runs_every_sample_on_every_target_and_they_pass(qtbot, windo
     assert index.data() == "✓ pass"
     assert index.data(Qt.ItemDataRole.BackgroundRole) is not None
     assert model.index(0, 1).data() == "—"
-    assert window.test_matrix.table.tabKeyNavigation() is False
+    table = window.test_matrix.table
+    assert table.hasFocus()  # Run All Tests leaves the keyboard in the matrix
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert table.currentIndex().row() == 1  # arrows move between cells
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    assert not table.hasFocus()  # and Tab leaves the table
     assert window.test_matrix.summary.text() == "7 pass, 3 new"
 
 
