@@ -25,7 +25,7 @@ from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import turn_error
 from studio.core.workspace.folder import Workspace
-from studio.core.workspace.sample_check import check_sample_text
+from studio.core.workspace.sample_check import check_sample_text, sample_outline
 from tests.support.paths import BUNDLED_WORKSPACE
 
 PRE_LLM = CONTRACTS["pre_llm"]
@@ -480,3 +480,15 @@ def test_the_summary_names_the_first_failure_and_the_totals():
         "1 sample, 2 cases: 1 passed, 1 failed, 0 errors",
     ]
     assert report_json([Report("ticket", (failed,))])["passed"] is False
+
+
+def test_the_structured_view_of_a_sample_lists_its_expectations():
+    document = json.loads((BUNDLED_WORKSPACE / "samples" / "support-ticket.json").read_text())
+    entries = sample_outline("pre_llm", document)
+    assert [e.label for e in entries][-1] == "Expect"
+    expect = entries[-1]
+    assert (expect.detail, expect.pointer) == ("2 expectations", "/expect")
+    assert expect.children is not None
+    assert [c.pointer for c in expect.children()] == ["/expect/0", "/expect/1"]
+    document.pop("expect")
+    assert "Expect" not in [e.label for e in sample_outline("pre_llm", document)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from studio.core.findings import Finding
@@ -20,7 +21,7 @@ from studio.core.json.locate import (
     locate_all,
     parse_json_in_pieces,
 )
-from studio.core.json.outline import Entry, json_entries, short
+from studio.core.json.outline import Entry, json_entries, list_entry, short
 
 RULE = "workspace.sample"
 MAX_PROBLEMS = 500
@@ -131,4 +132,25 @@ def sample_outline(contract: str | None, document: Any) -> list[Entry]:
     from studio.core.registry import CONTRACTS
 
     known = CONTRACTS.get(contract) if contract is not None else None
-    return known.outline(document) if known is not None else json_entries(document, "")
+    if known is None:
+        return json_entries(document, "")
+    return known.outline(document) + _expect_entries(document)
+
+
+def _expect_entries(document: dict[str, Any]) -> list[Entry]:
+    """The sample's expectations, after the contract's own rows (every contract's sample may
+    hold them)."""
+    from studio.core.expectations.model import EXPECT_KEY
+
+    if EXPECT_KEY not in document:
+        return []
+    where = "/" + EXPECT_KEY
+    return [
+        list_entry(
+            "Expect",
+            document[EXPECT_KEY],
+            where,
+            "expectation",
+            partial(json_entries, document[EXPECT_KEY], where),
+        )
+    ]
