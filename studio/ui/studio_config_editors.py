@@ -5,14 +5,19 @@ Each editor has its own undo stack: each saves its own section on its own, so ea
 clean state (saving the chains must not mark unsaved step edits as saved), and a save keeps the
 editor's undo history. The window puts the stacks in its undo group, so Edit › Undo follows the
 editor on show.
+
+Unsaved edits are kept for recovery as the other editors' are (a crash does not lose them) and
+offered back when the workspace opens again.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -21,9 +26,15 @@ from studio.core.chain.config import CHAIN_SECTION
 from studio.core.chain.source_findings import chain_source_findings
 from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup
+from studio.core.json.same import same_json
 from studio.core.source_ref import lexical_path_problem
 from studio.core.step.source_findings import step_source_findings
 from studio.core.step.step_draft import StepDraft
+from studio.core.workspace.draft_recovery import (
+    discard_recovery,
+    load_recovery,
+    save_recovery,
+)
 from studio.core.workspace.folder import STUDIO_FILE, Workspace
 from studio.core.workspace.studio_config_edit import (
     ABSENT,
@@ -41,6 +52,23 @@ from studio.ui.step_hook_editor import StepHookEditor
 
 APP_NAME = "Hook Studio"
 TITLES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chains"}
+RECOVERY_KEYS = {key: f"{STUDIO_FILE}#{key}" for key in TITLES}
+
+
+def _recovery_text(value: object) -> str:
+    return json.dumps({"absent": True} if value is ABSENT else {"value": value})
+
+
+def _recovered_value(text: str) -> tuple[bool, object]:
+    """Whether the text kept for recovery reads, and the section value it holds (``ABSENT``:
+    no section)."""
+    try:
+        kept = json.loads(text)
+    except ValueError:
+        return False, None
+    if not isinstance(kept, dict) or not ({"absent", "value"} & kept.keys()):
+        return False, None
+    return True, ABSENT if kept.get("absent") is True else kept.get("value")
 
 
 class StudioConfigEditors(QObject):
@@ -73,6 +101,14 @@ class StudioConfigEditors(QObject):
         self.chain_editor.save_requested.connect(lambda: self.save(CHAIN_SECTION))
         for stack in self.stacks:
             stack.cleanChanged.connect(self.modified_changed)
+        self._recovery_timers: dict[str, QTimer] = {}
+        for key, editor in self.editors.items():
+            timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.setInterval(800)
+            timer.timeout.connect(partial(self._keep_recovery, key))
+            editor.draft_changed.connect(timer.start)
+            self._recovery_timers[key] = timer
 
     @property
     def stacks(self) -> tuple[QUndoStack, QUndoStack]:
@@ -95,8 +131,13 @@ class StudioConfigEditors(QObject):
     # ---- workspace --------------------------------------------------------------------------
     def set_workspace(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        for timer in self._recovery_timers.values():
+            timer.stop()
         self._refresh_context()
         self._load((STEP_SECTION, CHAIN_SECTION))
+        if self._unreadable is None:
+            for key in self.editors:
+                self._offer_recovery(key)
 
     def _refresh_context(self) -> None:
         if self.workspace is None:
@@ -219,6 +260,7 @@ class StudioConfigEditors(QObject):
             return False
         self._base[key] = written.section(key)
         editor.undo_stack.setClean()
+        self._drop_recovery(key)
         self.message.emit(f"Saved the {title} to {STUDIO_FILE}")
         self.section_saved.emit(key)
         return True
@@ -242,5 +284,63 @@ class StudioConfigEditors(QObject):
             return all(self.save(key) for key in dirty)
         if answer == QMessageBox.StandardButton.Discard:
             self._load(dirty)
+            for key in dirty:
+                self._drop_recovery(key)
             return True
         return False
+
+    # ---- recovery ---------------------------------------------------------------------------
+    def _keep_recovery(self, key: str) -> None:
+        if self.workspace is None:
+            return
+        editor = self.editors[key]
+        if editor.undo_stack.isClean():
+            self._drop_recovery(key)
+            return
+        try:
+            save_recovery(
+                self.workspace.root, RECOVERY_KEYS[key], _recovery_text(editor.draft.value())
+            )
+        except OSError:
+            self.message.emit(f"Unsaved {TITLES[key]} edits could not be kept for recovery")
+
+    def _drop_recovery(self, key: str) -> None:
+        self._recovery_timers[key].stop()
+        if self.workspace is None:
+            return
+        try:
+            discard_recovery(self.workspace.root, RECOVERY_KEYS[key])
+        except OSError:
+            self.message.emit(f"The {TITLES[key]} edits' recovery copy could not be removed")
+
+    def _offer_recovery(self, key: str) -> None:
+        assert self.workspace is not None
+        kept = load_recovery(self.workspace.root, RECOVERY_KEYS[key])
+        if kept is None:
+            return
+        readable, value = _recovered_value(kept.text)
+        editor = self.editors[key]
+        if not readable or _same_value(value, editor.draft.value()):
+            self._drop_recovery(key)
+            return
+        answer = QMessageBox.question(
+            self._window,
+            APP_NAME,
+            f"Edits of the {TITLES[key]} that were not saved when the studio last closed were "
+            "kept. Restore them?",
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            self._drop_recovery(key)
+            return
+        if isinstance(editor, ChainEditor):
+            editor.apply(ChainDraft.load(value)[0], "Restore unsaved edits")
+        else:
+            source = value.get("source") if isinstance(value, dict) else None
+            draft = StepDraft(source if isinstance(source, str) else "", editor.draft.base)
+            editor.apply(draft, "Restore unsaved edits")
+
+
+def _same_value(a: object, b: object) -> bool:
+    if a is ABSENT or b is ABSENT:
+        return a is b
+    return same_json(a, b)

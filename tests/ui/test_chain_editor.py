@@ -4,6 +4,7 @@ new order."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from studio.core.app_settings import AppSettings
 from studio.core.chain.chain_draft import ChainRow
+from studio.core.workspace.draft_recovery import load_recovery
 from studio.ui.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 30_000
@@ -320,3 +322,82 @@ def test_leaving_with_unsaved_chains_asks_and_discard_brings_back_the_file(
     assert asked and "chains" in asked[0]
     assert names(editor, "pre") == ["lib/hooks.py:first", "lib/hooks.py:second"]
     assert (workspace / "hookstudio.json").read_text() == SETTINGS
+
+
+def test_an_outside_edit_is_shown_and_one_to_the_same_section_is_replaced_only_when_asked(
+    qtbot, window, workspace, monkeypatch
+):
+    editor = window.config_editors.chain_editor
+    path = workspace / "hookstudio.json"
+    swapped = SETTINGS.replace('"lib/hooks.py:first"}, {"source": "lib/hooks.py:second"', "X")
+    swapped = swapped.replace("X", '"lib/hooks.py:second"}, {"source": "lib/hooks.py:first"')
+    path.write_text(swapped)
+    # Nothing unsaved here: the editor shows the file as it is now.
+    qtbot.waitUntil(
+        lambda: names(editor, "pre") == ["lib/hooks.py:second", "lib/hooks.py:first"],
+        timeout=WAIT_MS,
+    )
+    assert not editor.undo_stack.canUndo()
+
+    editor.remove_hook("pre", 0)
+    outside = swapped.replace('"post": []', '"post": ["repetitionDetectorHook"]')
+    path.write_text(outside)
+    asked: list[str] = []
+
+    def answer(reply):
+        def ask(*args, **kwargs):
+            asked.append(args[2])
+            return reply
+
+        return ask
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    editor.save_button.click()
+    assert asked and "changed outside the studio" in asked[0]
+    assert path.read_text() == outside
+    assert window.isWindowModified()
+
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
+    editor.save_button.click()
+    assert json.loads(path.read_text())["chain"] == {
+        "pre": [{"source": "lib/hooks.py:first"}],
+        "post": [],
+    }
+    assert not window.isWindowModified()
+
+
+def test_unsaved_chains_survive_a_crash_and_are_offered_back(
+    qtbot, workspace, tmp_path, monkeypatch
+):
+    first = MainWindow(AppSettings(), tmp_path / "settings.json")
+    monkeypatch.setattr(first.bridge, "warm_up", lambda: None)
+    first.show()
+    assert first.open_workspace(workspace)
+    first.config_editors.chain_editor.remove_hook("pre", 0)
+    qtbot.waitUntil(
+        lambda: load_recovery(workspace, "hookstudio.json#chain") is not None, timeout=WAIT_MS
+    )
+    # As after a crash: the window goes without being asked about its edits.
+    for stack in first.config_editors.stacks:
+        stack.setClean()
+    assert first.close()
+
+    offered: list[str] = []
+
+    def restore(*args, **kwargs):
+        offered.append(args[2])
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", restore)
+    second = MainWindow(AppSettings(), tmp_path / "settings.json")
+    monkeypatch.setattr(second.bridge, "warm_up", lambda: None)
+    second.show()
+    assert second.open_workspace(workspace)
+    editor = second.config_editors.chain_editor
+    assert offered and "chains" in offered[0]
+    assert names(editor, "pre") == ["lib/hooks.py:second"]
+    assert second.isWindowModified()
+
+    editor.save_button.click()
+    assert load_recovery(workspace, "hookstudio.json#chain") is None
+    assert second.close()
