@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from studio.core.expectations.evaluate import CaseResult, judge
@@ -492,3 +493,29 @@ def test_the_structured_view_of_a_sample_lists_its_expectations():
     assert [c.pointer for c in expect.children()] == ["/expect/0", "/expect/1"]
     document.pop("expect")
     assert "Expect" not in [e.label for e in sample_outline("pre_llm", document)]
+
+
+@pytest.mark.parametrize(
+    "expect",
+    [
+        [{"outcome": "green"}],
+        [{"turn_error": "boom"}],
+        [{"outcom": "ok"}],
+        [{"result": [{"path": "a", "equals": 1}]}],
+        [{"result": [{"path": "/a", "equals": 1, "absent": True}]}],
+        [{"result": [{"path": "/a", "absent": False}]}],
+        [{"tools": {"gone": ["shell"]}}],
+        [{"targets": []}],
+        {"outcome": "ok"},
+    ],
+)
+def test_each_sample_schema_refuses_what_the_parser_refuses(expect):
+    from studio.core.schemas import all_schemas
+
+    _, findings = parse_expectations({"expect": expect})
+    assert [f for f in findings if f.severity == "error"]
+    for name in ("pre_llm_sample", "step_sample", "chain_sample"):
+        schema = all_schemas()[name]
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = list(validator.iter_errors({"expect": expect}))
+        assert any(list(e.absolute_path)[:1] == ["expect"] for e in errors), name
