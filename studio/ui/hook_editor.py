@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QPalette, QUndoCommand, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -57,8 +57,10 @@ from studio.core.pre_llm.targets import (
 )
 from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.engine.runtimes import language_problem
+from studio.ui.result_style import accent
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
+MUTED = QPalette.ColorRole.PlaceholderText
 LIMIT_POINTER = "/limits/execution_timeout_ms"
 TYPING_RECHECK_MS = 100
 """How long the findings wait for the next keystroke in a cell before they are checked."""
@@ -138,7 +140,7 @@ class HookEditor(QWidget):
         self.source.setToolTip("The hook's file, relative to the workspace")
         self.function = QComboBox()
         self.function.setEditable(True)
-        self.function.setMinimumWidth(140)
+        self.function.setMinimumWidth(100)
         self.function.setToolTip("The function to call (main when none is named)")
         source_row = QHBoxLayout()
         source_row.addWidget(self.source, 3)
@@ -150,6 +152,7 @@ class HookEditor(QWidget):
         self.timeout.setToolTip(f"Whole milliseconds from 1000 to {MAX_TIMEOUT_MS}")
         self.effective = QLabel()
         self.effective.setObjectName("effectiveTimeout")
+        self.effective.setWordWrap(True)
         timeout_row = QHBoxLayout()
         timeout_row.addWidget(self.timeout, 1)
         timeout_row.addWidget(self.effective, 1)
@@ -163,6 +166,7 @@ class HookEditor(QWidget):
         self.remove_target.setToolTip("Remove the selected row (Delete)")
         self.summary = QLabel()
         self.summary.setObjectName("targetSummary")
+        self.summary.setWordWrap(True)
         target_buttons = QHBoxLayout()
         target_buttons.addWidget(self.add_target)
         target_buttons.addWidget(self.remove_target)
@@ -170,6 +174,8 @@ class HookEditor(QWidget):
         target_buttons.addWidget(self.summary)
 
         form = QFormLayout()
+        # On a narrow editor the labels go above their fields instead of squeezing them.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("Lambda source", source_row)
         form.addRow("Timeout (ms)", timeout_row)
         form.addRow("Targets", self.targets)
@@ -214,17 +220,20 @@ class HookEditor(QWidget):
         layout.addWidget(box)
         layout.addWidget(findings_box)
         layout.addWidget(applies_box)
-        layout.addLayout(actions)
         layout.addStretch(1)
-        # The window must fit a 768-pixel screen; below its natural height the editor scrolls.
+        # The window must fit a 640-pixel screen; below its natural height the editor scrolls,
+        # and Save stays in view below it.
         scroll = QScrollArea()
         scroll.setWidget(content)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.notice)
-        outer.addWidget(scroll)
+        outer.addWidget(scroll, 1)
+        actions.setContentsMargins(6, 2, 6, 4)
+        outer.addLayout(actions)
 
         self.source.textEdited.connect(self._on_source_edited)
         self.function.editTextChanged.connect(self._on_function_edited)
@@ -434,7 +443,7 @@ class HookEditor(QWidget):
         for row, (label, runs) in enumerate(view):
             self.applies.setItem(row, 0, QTableWidgetItem(label))
             mark = QTableWidgetItem("✓ runs" if runs else "— not hooked")
-            mark.setForeground(Qt.GlobalColor.darkGreen if runs else Qt.GlobalColor.gray)
+            mark.setForeground(accent("ok") if runs else self.palette().color(MUTED))
             self.applies.setItem(row, 1, mark)
         self.remove_hook_button.setEnabled(self._has_hook and not self._read_only)
 
@@ -475,7 +484,7 @@ class HookEditor(QWidget):
         self.findings_list.clear()
         for finding in self.findings:
             item = QListWidgetItem(
-                ("⛔ " if finding.severity == "error" else "⚠ ") + finding.message
+                ("✗ " if finding.severity == "error" else "⚠ ") + finding.message
             )
             item.setToolTip(finding.pointer or "/")
             item.setData(Qt.ItemDataRole.UserRole, finding.pointer)

@@ -70,6 +70,7 @@ from studio.engine.runtimes import (
 )
 from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
+from studio.ui.focus_areas import Area, FocusAreas
 from studio.ui.hook_editor import HookEditor
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
@@ -77,6 +78,14 @@ from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.studio_config_editors import StudioConfigEditors
 from studio.ui.test_matrix import HookTestsDock
+from studio.ui.window_layout import (
+    PREFERRED,
+    central_sizes,
+    first_size,
+    keep_narrow,
+    lay_out_areas,
+    no_tab_traps,
+)
 from studio.ui.workspace_panel import WorkspacePanel
 
 if TYPE_CHECKING:
@@ -85,6 +94,7 @@ if TYPE_CHECKING:
     from studio.ui.hook_conflict_dialog import HookConflictDialog
     from studio.ui.import_request_dialog import ImportRequestDialog
     from studio.ui.settings_dialog import SettingsDialog
+    from studio.ui.shortcuts_sheet import ShortcutsSheet
 
 APP_NAME = "Hook Studio"
 FUTURE_LOOP = "future-loop"
@@ -152,7 +162,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.editors)
         self.splitter.addWidget(self.results)
-        self.splitter.setSizes([560, 720])
+        self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
         self.workspace_dock = self._dock(
@@ -167,6 +177,7 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         self._build_toolbar()
+        self._build_keyboard()
         self.running_label = QLabel()
         self.running_label.setObjectName("runningIndicator")
         self.statusBar().addPermanentWidget(self.running_label)
@@ -210,11 +221,23 @@ class MainWindow(QMainWindow):
         self.sample_editor.samples_changed.connect(self._refresh_samples)
         self.sample_editor.sample_saved.connect(self._on_sample_saved)
 
-        self.resize(1400, 880)
-        self.resizeDocks([self.records_dock], [230], Qt.Orientation.Vertical)
-        self.resizeDocks([self.workspace_dock], [230], Qt.Orientation.Horizontal)
+        screen = self.screen()
+        self.resize(first_size(screen.availableGeometry().size()) if screen else PREFERRED)
+        self.splitter.setSizes(central_sizes(self.width()))
+        lay_out_areas(self, self.records_dock, self.workspace_dock)
         self._restore_layout()
         self._update_title()
+        no_tab_traps(self)
+
+    # ---- keyboard ---------------------------------------------------------------------------
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab and Shift+Tab of every field of the window end here: go on in the areas' order."""
+        target = self.focus_areas.next_field(next) if hasattr(self, "focus_areas") else None
+        if target is None:
+            return super().focusNextPrevChild(next)
+        reason = Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
+        target.setFocus(reason)
+        return True
 
     # ---- first paint ---------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
@@ -387,16 +410,17 @@ class MainWindow(QMainWindow):
         run_menu.addAction(self.run_tests_action)
         run_menu.addAction(self.save_test_action)
 
-        view_menu = menu.addMenu("&View")
-        view_menu.addAction(self.workspace_dock.toggleViewAction())
-        view_menu.addAction(self.records_dock.toggleViewAction())
-        view_menu.addAction(self.agent_log_dock.toggleViewAction())
-        view_menu.addAction(self.tests_dock.toggleViewAction())
+        self.view_menu = menu.addMenu("&View")
+        self.view_menu.addAction(self.workspace_dock.toggleViewAction())
+        self.view_menu.addAction(self.records_dock.toggleViewAction())
+        self.view_menu.addAction(self.agent_log_dock.toggleViewAction())
+        self.view_menu.addAction(self.tests_dock.toggleViewAction())
         self._fill_recent()
 
     def _build_toolbar(self) -> None:
         bar = QToolBar("Run")
         bar.setObjectName("runToolbar")
+        self.toolbar = bar
         self.addToolBar(bar)
         bar.addWidget(QLabel(" Sample "))
         self.sample_box = QComboBox()
@@ -414,9 +438,100 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
             bar.addAction(action)
+        # Save stays in reach whatever the docks cover of the hook editor.
+        bar.addSeparator()
+        bar.addAction(self.save_action)
+        keep_narrow(self.sample_box)
         self.sample_box.currentTextChanged.connect(self._on_sample_box_changed)
         self.sample_box.currentTextChanged.connect(self._on_choice_changed)
         self.loop_box.currentTextChanged.connect(self._on_choice_changed)
+
+    def _build_keyboard(self) -> None:
+        """The main areas for Tab and F6, editor tabs by Ctrl+Tab, and the Help menu."""
+        self.focus_areas = FocusAreas(
+            self,
+            [
+                Area("toolbar", self.toolbar),
+                Area("editors", self.editors, self.editors.currentWidget),
+                Area("results", self.results),
+                Area("records", self.records_dock),
+                Area("agent log", self.agent_log_dock),
+                Area("hook tests", self.tests_dock),
+                Area("workspace", self.workspace_dock),
+            ],
+        )
+        self.next_area_action = self._action(
+            "Next &Area",
+            "F6",
+            lambda: self.focus_areas.cycle(1),
+            "Focus the next area: toolbar, editor, results, records",
+        )
+        self.previous_area_action = self._action(
+            "&Previous Area", "Shift+F6", lambda: self.focus_areas.cycle(-1)
+        )
+        self.next_tab_action = self._action(
+            "Next &Editor Tab", "Ctrl+Tab", lambda: self._step_editor_tab(1)
+        )
+        self.previous_tab_action = self._action(
+            "Previous E&ditor Tab", "Ctrl+Shift+Tab", lambda: self._step_editor_tab(-1)
+        )
+        self.view_menu.addSeparator()
+        for action in (
+            self.next_area_action,
+            self.previous_area_action,
+            self.next_tab_action,
+            self.previous_tab_action,
+        ):
+            self.view_menu.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = self._action(
+            "&Keyboard Shortcuts…", "F1", self.show_shortcuts, "Every shortcut of the window"
+        )
+        self.shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
+        self.about_action = self._action("&About Hook Studio", None, self.show_about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addAction(self.about_action)
+
+    def _step_editor_tab(self, step: int) -> None:
+        count = self.editors.count()
+        if count:
+            self.editors.setCurrentIndex((self.editors.currentIndex() + step) % count)
+            page = self.editors.currentWidget()
+            field = self.focus_areas.first_field(page) if page is not None else None
+            (field or self.editors.tabBar()).setFocus(Qt.FocusReason.TabFocusReason)
+
+    def show_shortcuts(self) -> ShortcutsSheet:
+        from studio.ui.shortcuts_sheet import ShortcutsSheet, shortcut_entries
+
+        sheet = ShortcutsSheet(shortcut_entries(self, self._place_of), self)
+        sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        sheet.open()
+        return sheet
+
+    def _place_of(self, widget: QWidget) -> str:
+        """Where a shortcut of ``widget`` works, for the shortcuts sheet."""
+        for i in range(self.editors.count()):
+            page = self.editors.widget(i)
+            if page is not None and (page is widget or page.isAncestorOf(widget)):
+                return f"{self.editors.tabText(i)} editor"
+        area = self.focus_areas.area_of(widget)
+        return area.name.capitalize() if area is not None else "Window"
+
+    def show_about(self) -> QMessageBox:
+        from studio import __version__
+
+        box = QMessageBox(self)
+        box.setWindowTitle(f"About {APP_NAME}")
+        box.setIcon(QMessageBox.Icon.Information)
+        box.setText(f"<b>{APP_NAME}</b> {__version__}")
+        box.setInformativeText(
+            "Edit hooks for LLM agents, run them on sample requests in isolated workers, and "
+            "read the record of what each hook decided. F1 lists the keyboard shortcuts."
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
 
     def _fill_recent(self) -> None:
         self.recent.clear()
@@ -477,6 +592,8 @@ class MainWindow(QMainWindow):
             self.records.set_store(None)
         # Read before the views below choose a sample of their own in the new workspace.
         remembered = self.settings.workspace_choices.get(str(workspace.location))
+        # The results of the workspace that was open are not this one's.
+        self.results.clear()
         self.workspace = workspace
         self.store = store
         self._save_job = None
@@ -503,6 +620,7 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self._save_settings()
         self._update_title()
+        no_tab_traps(self)
         self.workspace_opened.emit(workspace)
         return True
 

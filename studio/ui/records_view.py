@@ -47,7 +47,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
-    QStackedWidget,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
@@ -90,6 +89,7 @@ from studio.ui.records_rows import (
 )
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.run_comparison import RunComparison, run_title
+from studio.ui.window_layout import CurrentPageStack, scroll_below_minimum
 
 EXPORT_NAME = "records.jsonl"
 _COLUMN_WIDTHS = {TIME: 118, CONTRACT: 120, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
@@ -344,7 +344,7 @@ class RecordsView(QWidget):
         self._compare = RunComparison(DiffCache(self._bridge))
         self._compare.setObjectName("recordCompare")
         self._compare.details_requested.connect(self._on_compared_run_requested)
-        self._pages = QStackedWidget()
+        self._pages = CurrentPageStack()
         self._pages.setObjectName("recordPages")
         self._pages.addWidget(self._detail)
         self._pages.addWidget(self._compare)
@@ -352,7 +352,8 @@ class RecordsView(QWidget):
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
         self._splitter.setObjectName("recordsSplitter")
         self._splitter.addWidget(table)
-        self._splitter.addWidget(self._pages)
+        # A short Records dock scrolls the detail instead of growing the window.
+        self._splitter.addWidget(scroll_below_minimum(self._pages))
         self._splitter.setStretchFactor(0, 3)
         self._splitter.setStretchFactor(1, 2)
         self._splitter.setSizes([600, 400])

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.ui.contrast import readable_on
+
 _TINTS = {
     "removed": (220, 60, 60),
     "added": (40, 170, 80),
@@ -37,7 +39,8 @@ def accent(kind: str) -> QColor:
         return QApplication.palette().color(QPalette.ColorRole.Text)
     base = QApplication.palette().color(QPalette.ColorRole.Base)
     color = QColor(*rgb)
-    return color.lighter(135) if base.lightness() < 128 else color.darker(125)
+    color = color.lighter(135) if base.lightness() < 128 else color.darker(125)
+    return readable_on(color, base)
 
 
 def heading(text: str = "", *, size: float = 1.0, bold: bool = True) -> QLabel:

@@ -9,22 +9,23 @@ from typing import Protocol
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QProgressBar,
     QPushButton,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.core.run_outcome import RunOutcome
+from studio.ui.elided_label import ElidedLabel
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_style import set_accent
 from studio.ui.run_comparison import RunComparison
 from studio.ui.run_view import RunView, summary_parts
+from studio.ui.window_layout import CurrentPageStack
 
 FUTURE_LOOP = "future-loop"
+NO_RUN = "No run yet: choose a sample and press Run (Ctrl+Enter)"
 EVERY_TARGET = "One column per loop: Main, each declared loop and a loop declared later."
 
 
@@ -54,9 +55,9 @@ class ResultsPanel(QWidget):
         self._shown: list[RunOutcome] = []
         diffs = DiffCache(bridge)
 
-        self.header = QLabel("No run yet: choose a sample and press Run (Ctrl+Enter)")
+        # One line, elided: a long sample name must not widen the window.
+        self.header = ElidedLabel(NO_RUN)
         self.header.setObjectName("resultsHeader")
-        self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.header.font()
         font.setBold(True)
@@ -90,7 +91,7 @@ class ResultsPanel(QWidget):
         self.run.pointer_activated.connect(self.jump_requested)
         self.comparison = RunComparison(diffs)
         self.comparison.details_requested.connect(self._on_column_details)
-        self.pages = QStackedWidget()
+        self.pages = CurrentPageStack()
         self.pages.addWidget(self.run)
         self.pages.addWidget(self.comparison)
 
@@ -150,6 +151,16 @@ class ResultsPanel(QWidget):
         """Select the value at ``pointer`` in the result and switch to the Result tab."""
         self.pages.setCurrentWidget(self.run)
         self.run.jump_to(pointer)
+
+    def clear(self) -> None:
+        """Nothing on show: another workspace was opened."""
+        self._stop_running()
+        self.results = []
+        self.back.hide()
+        self.header.setText(NO_RUN)
+        set_accent(self.header, None)
+        self.pages.setCurrentWidget(self.run)
+        self.run.clear("No run yet.")
 
     # ---- comparison -------------------------------------------------------------------------
     def show_comparison(self, results: list[tuple[str, RunOutcome]]) -> None:

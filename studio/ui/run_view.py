@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QSplitter,
-    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -38,6 +37,7 @@ from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_output_view import OutputView
 from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE, ProviderView
 from studio.ui.result_style import accent, heading, note, set_accent
+from studio.ui.window_layout import CurrentPageStack, scroll_below_minimum
 
 TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS, TAB_PROVIDER = range(7)
 TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls", PROVIDER_TITLE)
@@ -157,7 +157,7 @@ class RunView(QWidget):
         self.diff_message = note()
         self.diff_message.setObjectName("diffMessage")
         self.diff_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.diff_stack = QStackedWidget()
+        self.diff_stack = CurrentPageStack()
         for page in (self.diff_view, self.amendment_diff, self.diff_message):
             self.diff_stack.addWidget(page)
         self.decision = DecisionRecordView()
@@ -199,7 +199,8 @@ class RunView(QWidget):
             self.provider,
         )
         for index, (tab_page, title) in enumerate(zip(tab_pages, TAB_TITLES, strict=True)):
-            self.tabs.addTab(tab_page, title)
+            # A page narrower or shorter than its content scrolls; the window keeps its size.
+            self.tabs.addTab(scroll_below_minimum(tab_page), title)
             self.tabs.setTabToolTip(index, TAB_TIPS[index])
 
         layout = QVBoxLayout(self)

@@ -212,7 +212,8 @@ class _TargetDelegate(QStyledItemDelegate):
 
 
 class TargetTableView(QTableView):
-    """The rows with keyboard editing: Insert adds, Delete removes, Alt+Up/Down moves."""
+    """The rows with keyboard editing: Insert adds, Delete removes, Alt+Up/Down moves. Tab and
+    Shift+Tab leave the table (arrows move between cells), so it is never a trap."""
 
     add_requested = Signal()
     remove_requested = Signal(int)
@@ -239,15 +240,18 @@ class TargetTableView(QTableView):
         self.horizontalHeader().setMinimumSectionSize(28)
         self.verticalHeader().setDefaultSectionSize(28)
         self.setMinimumHeight(120)
-        for keys, handler in (
-            (QKeySequence(Qt.Key.Key_Insert), self.add_requested.emit),
-            (QKeySequence("Ctrl+Shift+N"), self.add_requested.emit),
-            (QKeySequence(Qt.Key.Key_Delete), self._remove_current),
-            (QKeySequence("Alt+Up"), lambda: self._move_current(-1)),
-            (QKeySequence("Alt+Down"), lambda: self._move_current(1)),
+        self.setTabKeyNavigation(False)
+        for keys, handler, what in (
+            (QKeySequence(Qt.Key.Key_Insert), self.add_requested.emit, "Add a target row"),
+            (QKeySequence("Ctrl+Shift+N"), self.add_requested.emit, "Add a target row"),
+            (QKeySequence(Qt.Key.Key_Delete), self._remove_current, "Remove the target row"),
+            (QKeySequence("Alt+Up"), lambda: self._move_current(-1), "Move the target row up"),
+            (QKeySequence("Alt+Down"), lambda: self._move_current(1), "Move the target row down"),
         ):
             shortcut = QShortcut(keys, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            # Listed in Help > Keyboard shortcuts, under the place where it works.
+            shortcut.setWhatsThis(f"Targets table: {what}")
             shortcut.activated.connect(handler)
 
     def setModel(self, model: Any) -> None:
@@ -270,6 +274,8 @@ class TargetTableView(QTableView):
                 button = QToolButton(self)
                 button.setText("✕")
                 button.setAutoRaise(True)
+                # Delete does the same from the keyboard; a stop per row would only slow Tab.
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
                 button.setObjectName("removeTarget")
                 button.setToolTip("Remove this target (Delete)")
                 button.clicked.connect(lambda _=False, b=button: self._remove_row_of(b))

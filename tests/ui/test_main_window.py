@@ -359,14 +359,14 @@ def test_a_missing_source_file_is_an_error_until_it_exists(qtbot, window, sample
     editor = window.hook_editor
     type_source(qtbot, editor, "lib/audit.ts")
     messages = findings_text(editor)
-    assert any(m.startswith("⛔") and "lib/audit.ts does not exist" in m for m in messages)
+    assert any(m.startswith("✗") and "lib/audit.ts does not exist" in m for m in messages)
     assert "border" in editor.source.styleSheet()
     assert not editor.save_button.isEnabled()
 
     (sample_workspace / "lib" / "audit.ts").write_text(POLICY_TS)
     qtbot.waitUntil(lambda: picker_names(editor) == ["transform", "audit"], timeout=WAIT_MS)
     assert editor.save_button.isEnabled()
-    assert not any(m.startswith("⛔") for m in findings_text(editor))
+    assert not any(m.startswith("✗") for m in findings_text(editor))
 
 
 def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_warning(
@@ -383,7 +383,7 @@ def test_a_function_the_ts_file_lacks_is_an_error_and_one_that_parses_badly_a_wa
     editor.function.setEditText("redact")
     messages = findings_text(editor)
     assert any(
-        m.startswith("⛔") and "lib/policy.ts has no function `redact`; it has: transform" in m
+        m.startswith("✗") and "lib/policy.ts has no function `redact`; it has: transform" in m
         for m in messages
     ), messages
     assert not editor.save_button.isEnabled()

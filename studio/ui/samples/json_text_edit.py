@@ -105,7 +105,9 @@ class JsonTextEdit(QPlainTextEdit):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         area = self.contentsRect()
-        self._gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
+        # As tall as the text, not over the horizontal scroll bar below it.
+        height = self.viewport().height()
+        self._gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), height))
 
     def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
