@@ -33,12 +33,24 @@ DEADLINE_MS = 60_000
 
 
 # ---- the checks ---------------------------------------------------------------------------------
+def _parked(widget: QWidget, window: QWidget) -> bool:
+    """Whether ``widget`` belongs to a part the main window parks outside itself while it is
+    not on show: the dock of a tab that is not the current one, an unused tab bar of tabbed
+    docks. Qt leaves them visible there; no user sees them."""
+    current: QWidget | None = widget
+    while current is not None and current is not window:
+        if current.parentWidget() is window and not window.rect().intersects(current.geometry()):
+            return True
+        current = current.parentWidget()
+    return False
+
+
 def _stacked_on_purpose(parent: QWidget, child: QWidget) -> bool:
     """Children that Qt places over or outside their siblings by design, never seen as a
-    collision: the tab bars a main window keeps for tabbed docks, parked outside the window
-    while unused; a dock's float and close buttons, drawn in its title bar above its widget's
-    top edge; the handles Qt lays over a splitter's edge; the two scroll arrows of a tab bar
-    too narrow for its tabs, which the style draws sharing their border pixel."""
+    collision: what a main window parks outside itself (see :func:`_parked`); a dock's float
+    and close buttons, drawn in its title bar above its widget's top edge; the handles Qt lays
+    over a splitter's edge; the two scroll arrows of a tab bar too narrow for its tabs, which
+    the style draws sharing their border pixel."""
     from PySide6.QtWidgets import QDockWidget, QMainWindow, QSplitterHandle, QTabBar
 
     if isinstance(parent, QTabBar) and child.objectName() in (
@@ -47,7 +59,7 @@ def _stacked_on_purpose(parent: QWidget, child: QWidget) -> bool:
     ):
         return True
 
-    if isinstance(parent, QMainWindow) and isinstance(child, QTabBar):
+    if isinstance(parent, QMainWindow):
         return not parent.rect().intersects(child.geometry())
     if isinstance(parent, QDockWidget) and child.objectName() in (
         "qt_dockwidget_floatbutton",
@@ -141,7 +153,7 @@ def clipped_buttons(window: QWidget) -> list[str]:
     for button in window.findChildren(QPushButton) + window.findChildren(QToolButton):
         if not button.isVisible() or isinstance(button.parentWidget(), (QTabBar, QDockWidget)):
             continue
-        if _scrolled(button):
+        if _scrolled(button) or _parked(button, window):
             continue
         rect = _in_window(button, window)
         if not whole.contains(rect):
