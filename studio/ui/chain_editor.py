@@ -7,6 +7,7 @@ stack and the view re-renders from it. Save is refused while the draft has an er
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QUndoStack
@@ -308,7 +309,7 @@ class ChainEditor(QWidget):
         if self._showing:
             return
         self.apply(
-            ChainDraft(self.draft.pre, self.draft.post, on, self.draft.base),
+            replace(self.draft, default_post_validators=on),
             "Default post validators " + ("on" if on else "off"),
         )
 
@@ -347,7 +348,7 @@ class ChainEditor(QWidget):
             return
         row = selected[2]
         source = join_source(self.source.currentText(), self.function.currentText())
-        new = ChainRow(row.kind, source, row.timeout, row.kept)
+        new = replace(row, name=source)
         self._replace_selected(new, "Edit hook source", self.MERGE_SOURCE)
 
     def _on_timeout_edited(self, text: str) -> None:
@@ -355,7 +356,7 @@ class ChainEditor(QWidget):
         if selected is None or selected[2].kind != "user":
             return
         row = selected[2]
-        new = ChainRow(row.kind, row.name, text, row.kept)
+        new = replace(row, timeout=text)
         self._replace_selected(new, "Edit hook timeout", self.MERGE_TIMEOUT)
 
     def _on_current_row(self, chain: ChainName, row: int) -> None:

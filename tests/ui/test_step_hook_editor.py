@@ -137,3 +137,22 @@ def test_every_control_is_reached_by_tab(qtbot, window):
         seen.add(QApplication.focusWidget())
     assert {editor.clear_button, editor.findings_list, editor.save_button} <= seen
     assert editor.function in seen or editor.function.lineEdit() in seen
+
+
+def test_a_settings_file_that_is_not_json_is_said_and_never_written(
+    qtbot, window, sample_workspace, monkeypatch
+):
+    path = sample_workspace / "hookstudio.json"
+    path.write_text('{"version": 1,\n  "step": ')
+    editor = window.config_editors.step_editor
+    qtbot.waitUntil(lambda: not editor.notice.isHidden(), timeout=WAIT_MS)
+    assert "hookstudio.json" in editor.notice.text()
+    assert "line 2" in editor.notice.text()
+    type_into(qtbot, editor.source, "lib/prepare.py")
+    warned: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda *a, **k: warned.append(a[2]))
+
+    window.save_action.trigger()
+
+    assert warned and "Fix the file" in warned[0]
+    assert path.read_text() == '{"version": 1,\n  "step": '
