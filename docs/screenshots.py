@@ -1,7 +1,12 @@
 """Render the README's screenshots from the real window, offscreen, on a copy of the bundled
 workspace:
 
-    .venv/bin/python docs/screenshots.py
+    .venv/bin/python docs/screenshots.py            # all of them
+    .venv/bin/python docs/screenshots.py --screens  # only the window on each screen size
+
+The window on each screen size (``window-1024x640.png`` and the others) is rendered by the same
+check the layout test runs (``tests/support/window_audit.py``), one process per screen, since
+the screen's size and the scale factor are fixed when Qt starts.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -130,7 +136,27 @@ def shoot_import(window: MainWindow, samples: Path) -> None:
     dialog.reject()
 
 
+# (width, height, scale, file): the screens of the README's "On every screen".
+SCREENS = [
+    (1024, 640, 1, "window-1024x640.png"),
+    (1366, 768, 1, "window-1366x768.png"),
+    (1920, 1080, 1, "window-1920x1080.png"),
+    (1024, 640, 2, "window-scale2.png"),
+]
+
+
+def shoot_screens() -> None:
+    for width, height, scale, name in SCREENS:
+        command = [sys.executable, "-m", "tests.support.window_audit", str(width), str(height)]
+        command += ["--scale", str(scale), "--shot", str(DOCS / name)]
+        subprocess.run(command, cwd=DOCS.parent, check=True, stdout=subprocess.DEVNULL)
+        print("wrote", DOCS / name)
+
+
 def main() -> int:
+    shoot_screens()
+    if "--screens" in sys.argv[1:]:
+        return 0
     app = QApplication(sys.argv[:1])
     workspace = Path(tempfile.mkdtemp()) / "sample-workspace"
     shutil.copytree(BUNDLED, workspace, ignore=shutil.ignore_patterns(".hookstudio"))

@@ -222,3 +222,23 @@ def test_help_about_names_the_studio(window):
     box = window.show_about()
     assert "Hook Studio" in box.text()
     box.close()
+
+
+def test_ctrl_tab_and_f6_leave_a_text_editor_where_tab_indents(qtbot, window):
+    window.editors.setCurrentWidget(window.sample_editor)
+
+    def shown_text() -> QWidget | None:
+        texts = window.sample_editor.findChildren(QWidget, "sampleText")
+        return next((t for t in texts if t.isVisible()), None)
+
+    qtbot.waitUntil(lambda: shown_text() is not None)
+    text = shown_text()
+    assert text is not None
+    text.setFocus(Qt.FocusReason.OtherFocusReason)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is text)
+    QTest.keyClick(text, Qt.Key.Key_F6)
+    assert window.results.isAncestorOf(focused())
+    text.setFocus(Qt.FocusReason.OtherFocusReason)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is text)
+    QTest.keyClick(text, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert window.editors.currentWidget() is not window.sample_editor
