@@ -8,12 +8,14 @@ The request hash is SHA-256 of the request's compact JSON with sorted keys (deci
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import hashlib
 import json
 
 import pytest
 
+from studio.engine.runner import Runner
 from tests.support.workspaces import REQUEST, write_json
 
 ROUNDS = 400  # about 150 KB: large enough to be given back in shared parts
@@ -148,3 +150,22 @@ def test_a_returned_request_that_breaks_a_rule_fails_as_the_runtime_would(
             "adf.request.2",
             "adf.request.5",
         ][: len(paths)]
+
+
+def test_the_window_s_runner_reading_in_pieces_gives_the_same_run(workspace, big):
+    name, request = big
+    source = hook(workspace, "brief.py", "    r['system'] += ' Be brief.'\n")
+    expected = {**request, "system": request["system"] + " Be brief."}
+
+    async def twice() -> list:
+        runner = Runner(workspace, cooperative=True)
+        try:
+            return [await runner.run(name, hook=source) for _ in range(2)]
+        finally:
+            await runner.close()
+
+    for outcome in asyncio.run(twice()):
+        assert outcome.status == "ok", outcome.turn_error
+        assert outcome.result == expected
+        assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(expected)
+        assert outcome.result["messages"] is outcome.input["messages"]
