@@ -198,3 +198,34 @@ def test_every_symbol_the_window_draws_is_in_some_installed_font(qapp):
         if not any(font.supportsCharacter(ord(c)) for font in fonts)
     }
     assert missing == set()
+
+
+def shown_strings(source: Path) -> list[str]:
+    """The string constants of a module that are not docstrings: what it can put on screen."""
+    import ast
+
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(id(body[0].value))
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
+
+
+def test_the_window_says_things_in_plain_words_not_spec_sections():
+    """No "crux §6": a section number of a specification means nothing to the user."""
+    cited = [
+        (source.name, text)
+        for source in (ROOT / "studio" / "ui").rglob("*.py")
+        for text in shown_strings(source)
+        if "§" in text or "spec/" in text
+    ]
+    assert cited == []
