@@ -164,11 +164,16 @@ class Runner:
         loop: str | None = None,
         hook: str | None = None,
         hook_config: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
     ) -> RunHandle:
         """Begin a run; the handle cancels it and gives its outcome. ``hook_config`` stands in
-        for agent.json's ``pre_llm_hook`` (an edit not saved yet); ``hook`` for its source."""
+        for agent.json's ``pre_llm_hook`` (an edit not saved yet); ``hook`` for its source;
+        ``document`` for the sample file's content (a stored run made again on what it was
+        given)."""
         handle = RunHandle()
-        handle.task = asyncio.ensure_future(self._run(handle, sample_name, loop, hook, hook_config))
+        handle.task = asyncio.ensure_future(
+            self._run(handle, sample_name, loop, hook, hook_config, document)
+        )
         return handle
 
     async def run(
@@ -178,9 +183,10 @@ class Runner:
         loop: str | None = None,
         hook: str | None = None,
         hook_config: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
     ) -> RunOutcome:
         return await self.start(
-            sample_name, loop=loop, hook=hook, hook_config=hook_config
+            sample_name, loop=loop, hook=hook, hook_config=hook_config, document=document
         ).outcome()
 
     async def _run(
@@ -190,11 +196,17 @@ class Runner:
         loop: str | None,
         hook: str | None,
         hook_config: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
     ) -> RunOutcome:
         _current_handle.set(handle)
         started = time.perf_counter()
+        ran_on: dict[str, Any] | None = None
         try:
-            sample = self.workspace.sample(sample_name)
+            sample = (
+                self.workspace.sample(sample_name)
+                if document is None
+                else self.workspace.given_sample(sample_name, document)
+            )
         except WorkspaceFileError as exc:
             error = turn_error(
                 "sample_invalid",
@@ -206,6 +218,7 @@ class Runner:
                 contract="pre_llm", status="turn_error", sample=sample_name, turn_error=error
             )
         else:
+            ran_on = sample.document
             try:
                 outcome = await self._run_sample(
                     CONTRACTS[sample.contract], sample, loop, hook, hook_config, handle
@@ -230,7 +243,7 @@ class Runner:
             # replaced behind the studio's back is the exception: the run waits for its record
             # in the new one, whose notice belongs in this outcome.
             replaced = self.store.replaced()
-            handle.record = asyncio.wrap_future(self.store.add_later(outcome))
+            handle.record = asyncio.wrap_future(self.store.add_later(outcome, ran_on))
             # A failure is for the caller of recorded(); otherwise asyncio reports it as unread.
             handle.record.add_done_callback(lambda record: record.cancelled() or record.exception())
             if replaced:

@@ -239,16 +239,20 @@ class EngineBridge(QObject):
         hook: str | None = None,
         group: int | None = None,
         hook_config: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
     ) -> RunJob:
-        """Run ``hook`` (the configured one when None) on ``sample``; ``group`` ties the runs
-        of one request together (Run on every target)."""
+        """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
+        its file's content); ``group`` ties the runs of one request together (Run on every
+        target)."""
         job = RunJob(self._release, self._stop_run, sample, loop, hook, group)
         self._keep(job)
         runner = self._runner
         assert runner is not None, "open a workspace first"
 
         async def go() -> RunOutcome:
-            job.handle = runner.start(sample, loop=loop, hook=hook, hook_config=hook_config)
+            job.handle = runner.start(
+                sample, loop=loop, hook=hook, hook_config=hook_config, document=document
+            )
             if job.cancelled:
                 job.handle.cancel()
             job._began.emit()

@@ -38,6 +38,7 @@ from studio.core.pre_llm.targets import (
     TargetRow,
     draft_to_config,
 )
+from studio.core.records.record_sample import RecordSample
 from studio.core.records.store import RecordStore, RecordStoreError
 from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT
 from studio.core.run_outcome import RunOutcome
@@ -213,6 +214,8 @@ class MainWindow(QMainWindow):
         self.test_matrix.runs_finished.connect(self.records.refresh)
         self.results.jump_requested.connect(self._on_jump_requested)
         self.records.open_source.connect(self.open_source)
+        self.records.rerun_requested.connect(self.rerun_record)
+        self.records.sample_created.connect(self._on_record_sample_created)
         self.workspace_panel.open_requested.connect(self._on_panel_open)
         self.source_view.source_saved.connect(self._on_source_saved)
         self.source_view.save_started.connect(self._on_source_save_started)
@@ -1340,13 +1343,42 @@ class MainWindow(QMainWindow):
         *,
         group: int | None = None,
         hook_config: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
     ) -> RunJob:
-        """Run ``hook`` (the configured one when None) on ``sample`` and show how it ends."""
-        job = self.bridge.start_run(sample, loop, hook, group=group, hook_config=hook_config)
+        """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
+        its file's content) and show how it ends."""
+        job = self.bridge.start_run(
+            sample, loop, hook, group=group, hook_config=hook_config, document=document
+        )
         job.finished.connect(partial(self._on_run_finished, job))
         job.failed.connect(partial(self._on_run_failed, job))
         self._on_run_started(job)
         return job
+
+    def rerun_record(self, found: RecordSample) -> RunJob | None:
+        """Run a stored run's sample again, on its loop, with the hook as it is now (the one
+        being edited, as Run does): on what the run was given, or, without a document, on the
+        sample file as it is now."""
+        if self.workspace is None:
+            return None
+        contract = CONTRACTS.get(found.contract)
+        edited = contract is not None and contract.agent_hook_key == HOOK_KEY
+        config = self._draft_config() if edited else None
+        if config is False:
+            return None
+        name = found.sample or "rerun"
+        given = "as the run was given it" if found.document is not None else "as it is now"
+        self.statusBar().showMessage(f"Rerunning the sample {name} {given}", 4000)
+        return self.start_run(name, found.loop, hook_config=config or None, document=found.document)
+
+    def _on_record_sample_created(self, name: str) -> None:
+        if self.workspace is None:
+            return
+        self.sample_editor.on_files_changed({str(self.workspace.root / SAMPLES_DIR)})
+        self._refresh_samples()
+        self.sample_box.setCurrentText(name)
+        self.editors.setCurrentWidget(self.sample_editor)
+        self.statusBar().showMessage(f"Created {SAMPLES_DIR}/{name}.json from a run's input", 4000)
 
     def _sample_contract(self, name: str) -> str | None:
         if self.workspace is None:

@@ -11,7 +11,9 @@ the table is handed rows as it scrolls (see ``records_model``); past ``INLINE_RO
 filter and sort is a bridge job too, the latest request wins and at most one runs at a time.
 
 Keyboard: the main window's Find (Ctrl+F) calls ``focus_filter``; Enter on a row opens its
-detail; Ctrl+E exports; Delete clears the payloads of the selected runs (after confirmation).
+detail; Ctrl+R reruns the current run, Ctrl+Shift+N opens its input as a new sample, Ctrl+C
+copies it as JSON, the menu key opens the table's context menu with all of these; Ctrl+E
+exports; Delete clears the payloads of the selected runs (after confirmation).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import EngineBridge, Job
+from studio.ui.record_actions import RecordActions
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
 from studio.ui.records_cells import (
     CONTRACT,
@@ -184,7 +187,13 @@ def _plural(count: int, word: str) -> str:
 
 
 class RecordsView(QWidget):
+    """Signals: ``open_source(file, line)`` from a traceback frame of a run's detail;
+    ``rerun_requested(RecordSample)`` to run a stored run's sample again (see
+    ``record_actions``); ``sample_created(name)`` once a run's input was written as a sample."""
+
     open_source = Signal(str, int)
+    rerun_requested = Signal(object)
+    sample_created = Signal(str)
 
     INLINE_ROWS = 5_000
     """Up to this many runs, a filter or sort is applied at once on the GUI thread (a few
@@ -266,6 +275,10 @@ class RecordsView(QWidget):
         self._clear_all_action.triggered.connect(self._on_clear_all)
         self.addAction(self._export_action)
 
+        rerun_button = QToolButton()
+        rerun_button.setObjectName("recordsRerunButton")
+        sample_button = QToolButton()
+        sample_button.setObjectName("recordsSampleButton")
         compare_button = QToolButton()
         compare_button.setObjectName("recordsCompareButton")
         compare_button.setDefaultAction(self._compare_action)
@@ -290,6 +303,8 @@ class RecordsView(QWidget):
         bar.addWidget(self._contract_box)
         bar.addWidget(self._outcome_box)
         bar.addSpacing(8)
+        bar.addWidget(rerun_button)
+        bar.addWidget(sample_button)
         bar.addWidget(compare_button)
         bar.addWidget(export_button)
         bar.addWidget(clear_button)
@@ -333,6 +348,21 @@ class RecordsView(QWidget):
         table.setSortingEnabled(True)
         table.addAction(self._clear_selected_action)
         table.activated.connect(self._on_row_activated)
+        self.record_actions = RecordActions(
+            self,
+            table,
+            self._current_run_id,
+            lambda: (self._store, self._workspace),
+            self._submit,
+            self._set_message,
+        )
+        self.record_actions.rerun_requested.connect(self.rerun_requested)
+        self.record_actions.sample_created.connect(self.sample_created)
+        rerun_button.setDefaultAction(self.record_actions.rerun_action)
+        sample_button.setDefaultAction(self.record_actions.sample_action)
+        sample_button.setText("As Sample…")
+        table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        table.customContextMenuRequested.connect(self._on_context_menu)
         selection = table.selectionModel()
         selection.selectionChanged.connect(self._on_selection_changed)
         selection.currentRowChanged.connect(self._on_current_changed)
@@ -733,6 +763,22 @@ class RecordsView(QWidget):
             self._load_current_detail()
         self._detail.tabs.setFocus(Qt.FocusReason.OtherFocusReason)
 
+    def _on_context_menu(self, position: QPoint) -> None:
+        """The actions on the run under the pointer (or the current run, from the keyboard)."""
+        index = self._table.indexAt(position)
+        if index.isValid() and not self._table.selectionModel().isRowSelected(index.row()):
+            self._table.selectRow(index.row())
+        menu = QMenu(self._table)
+        menu.setObjectName("recordsContextMenu")
+        actions = self.record_actions
+        for action in (actions.rerun_action, actions.sample_action, actions.copy_action):
+            menu.addAction(action)
+        menu.addSeparator()
+        for action in (self._compare_action, self._export_action, self._clear_selected_action):
+            menu.addAction(action)
+        self._context_menu = menu
+        menu.popup(self._table.viewport().mapToGlobal(position))
+
     # ---- compare -------------------------------------------------------------------------------
     def _on_compare(self) -> None:
         ids = self._selected_ids()
@@ -848,6 +894,7 @@ class RecordsView(QWidget):
         selected = self._selected_count() if has_store else 0
         shown = len(self._model.rows) if has_store else 0
         self._compare_action.setEnabled(selected == 2)
+        self.record_actions.update(selected == 1 and self._current_run_id() is not None)
         self._export_action.setEnabled(has_store and not self._busy and (selected or shown) > 0)
         self._clear_selected_action.setEnabled(has_store and not self._busy and selected > 0)
         self._clear_all_action.setEnabled(

@@ -9,15 +9,20 @@ import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import QItemSelectionModel, QLocale, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLineEdit, QStackedWidget, QToolButton
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QStackedWidget, QTableView, QToolButton
 from pytestqt.qtbot import QtBot
 
+from studio.core.app_settings import AppSettings
 from studio.core.records.store import RecordStore
+from studio.core.run_outcome import RunOutcome
 from studio.ui.engine_bridge import EngineBridge
+from studio.ui.main_window import MainWindow
+from studio.ui.record_sample_dialog import RecordSampleDialog
 from studio.ui.records_cells import TIME
 from studio.ui.records_view import RecordsView
 from studio.ui.result_json_tree import JsonTreeView
@@ -276,3 +281,161 @@ def test_compare_says_plainly_when_a_payload_is_gone_or_a_run_has_no_result(
             )
         finally:
             view.set_store(None)
+
+
+# --- rerun a record and open its input as a sample, in the window -------------------------------
+
+RUN_TIMEOUT_MS = 20_000
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, sample_workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MainWindow]:
+    # Choosing All streams asks before it replaces the other rows: yes.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_workspace(sample_workspace)
+    yield win
+    # A test's edit of the hook is left unsaved: the window is closed without it.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+    win.undo_stack.setClean()
+    assert win.close()
+
+
+def run_and_wait(qtbot: QtBot, window: MainWindow, start: Any = None) -> RunOutcome:
+    with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
+        (start or window.run_selected)()
+    return finished.args[0]
+
+
+def focus_record(qtbot: QtBot, window: MainWindow, run_id: str) -> QTableView:
+    """Select ``run_id`` in the records table and give the table the focus."""
+    view = window.records
+    table = view.findChild(QTableView, "recordsTable")
+    qtbot.waitUntil(lambda: run_id in run_ids(view), timeout=RUN_TIMEOUT_MS)
+    # Not selectRow: it reads the keyboard's modifiers, which a Ctrl+R just sent may leave set.
+    flags = QItemSelectionModel.SelectionFlag
+    table.selectionModel().setCurrentIndex(
+        table.model().index(run_ids(view).index(run_id), 0), flags.ClearAndSelect | flags.Rows
+    )
+    window.activateWindow()
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus)
+    return table
+
+
+def rewrite_question(workspace: Path, text: str) -> None:
+    path = workspace / "samples" / "support-ticket.json"
+    sample = json.loads(path.read_text(encoding="utf-8"))
+    sample["request"]["messages"][0]["content"] = text
+    path.write_text(json.dumps(sample, indent=2), encoding="utf-8")
+
+
+def test_rerun_makes_the_run_again_on_its_input_and_loop_with_the_hook_being_edited(
+    qtbot: QtBot, window: MainWindow, sample_workspace: Path
+) -> None:
+    window.sample_box.setCurrentText("support-ticket")
+    window.loop_box.setCurrentText("reviewer")
+    first = run_and_wait(qtbot, window)
+    assert first.status == "not_applied"  # the saved hook does not target reviewer
+    rewrite_question(sample_workspace, "A question asked after the run")
+    window.loop_box.setCurrentText("main")  # the rerun keeps the record's loop, not the box's
+    model = window.hook_editor.targets_model
+    assert model.setData(
+        model.index(0, 0), "All streams (including future loops)", Qt.ItemDataRole.EditRole
+    )
+
+    table = focus_record(qtbot, window, first.run_id)
+    again = run_and_wait(
+        qtbot,
+        window,
+        lambda: qtbot.keyClick(table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier),
+    )
+    assert again.run_id != first.run_id
+    assert again.status == "ok"  # the hook as edited now targets every loop
+    assert (again.sample, again.loop) == ("support-ticket", "reviewer")
+    assert again.input == first.input  # what the stored run was given, not the file as now
+    assert window.results.run.outcome.run_id == again.run_id  # shown in the run view
+    qtbot.waitUntil(lambda: again.run_id in run_ids(window.records), timeout=RUN_TIMEOUT_MS)
+
+
+def test_rerun_of_a_cleared_run_says_so_and_offers_the_sample_as_it_is_now(
+    qtbot: QtBot, window: MainWindow, sample_workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window.sample_box.setCurrentText("support-ticket")
+    first = run_and_wait(qtbot, window)
+    assert window.store is not None
+    window.store.clear_payloads([first.run_id])
+    window.records.refresh()
+    rewrite_question(sample_workspace, "The sample as it is now")
+    asked: list[str] = []
+
+    def answer(_parent: Any, _title: str, text: str, *_: Any) -> QMessageBox.StandardButton:
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", answer)
+    table = focus_record(qtbot, window, first.run_id)
+    again = run_and_wait(qtbot, window, window.records.record_actions.rerun_action.trigger)
+    assert len(asked) == 1
+    assert "the payload of this run was cleared: the input it was given is gone" in asked[0]
+    assert "Run the sample support-ticket as it is now instead" in asked[0]
+    assert again.input["messages"][0]["content"] == "The sample as it is now"
+    assert again.loop == first.loop
+
+    (sample_workspace / "samples" / "support-ticket.json").unlink()
+    # The window sees the sample go (and moves on from it) before the table gets the focus.
+    qtbot.waitUntil(lambda: window.sample_box.findText("support-ticket") < 0)
+    told: list[str] = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _p, _t, text, *_: told.append(text))
+    table = focus_record(qtbot, window, first.run_id)
+    qtbot.keyClick(table, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: bool(told), timeout=RUN_TIMEOUT_MS)
+    assert told[0].startswith("This run cannot be rerun: the payload of this run was cleared")
+    assert "the sample support-ticket no longer exists" in told[0]
+    assert not window.bridge.running
+
+
+def test_open_a_records_input_as_a_new_sample(
+    qtbot: QtBot, window: MainWindow, sample_workspace: Path
+) -> None:
+    window.sample_box.setCurrentText("support-ticket")
+    window.loop_box.setCurrentText("researcher")
+    first = run_and_wait(qtbot, window)
+    original = json.loads(
+        (sample_workspace / "samples" / "support-ticket.json").read_text(encoding="utf-8")
+    )
+    rewrite_question(sample_workspace, "Changed after the run")
+
+    table = focus_record(qtbot, window, first.run_id)
+    actions = window.records.record_actions
+    qtbot.keyClick(
+        table,
+        Qt.Key.Key_N,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    qtbot.waitUntil(lambda: actions.dialog is not None, timeout=RUN_TIMEOUT_MS)
+    dialog = actions.dialog
+    assert isinstance(dialog, RecordSampleDialog)
+    stamp = datetime.fromtimestamp(first.started_at).strftime("%Y%m%d-%H%M%S")
+    assert dialog.name.text() == f"support-ticket-{stamp}"
+    dialog.name.setText("support-ticket")  # taken: refused before anything is written
+    assert not dialog.create_button.isEnabled()
+    assert "exists" in dialog.status.text()
+    dialog.name.setText("from-the-record")
+    with qtbot.waitSignal(window.records.sample_created, timeout=RUN_TIMEOUT_MS):
+        qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+
+    written = json.loads(
+        (sample_workspace / "samples" / "from-the-record.json").read_text(encoding="utf-8")
+    )
+    assert written["request"] == original["request"]  # the run's input, not the file as now
+    assert written["request"] == first.input
+    assert written["loop"] == original["loop"]
+    assert written["description"].startswith(f"The input of run {first.run_id}")
+    assert window.sample_box.currentText() == "from-the-record"  # and it is selected
+    assert window.editors.currentWidget() is window.sample_editor
+    assert not list((sample_workspace / "samples").glob(".*"))  # no temporary file left

@@ -9,8 +9,9 @@
   Rows are never removed by the studio.
 - ``payloads``: what the run carried (the input, the result, stdout, stderr, the full turn error,
   the values each chain hook returned and printed, the host calls' arguments, replies, error
-  messages and output). The user may clear them; the run records
-  survive, and the space the payloads took is reused by later runs (no VACUUM).
+  messages and output, and the sample it was made on, less the input). The user may clear
+  them; the run records survive, and the space the payloads took is reused by later runs (no
+  VACUUM).
 
 The schema version is ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as ours.
 ``MIGRATIONS`` is the ordered list of schema steps: migration *i* (0-based) takes the schema from
@@ -48,6 +49,7 @@ from studio.core.json.pieces import dumps_in_pieces
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.records.pending_writes import PendingWrites
 from studio.core.records.rebuild import rebuild_outcome
+from studio.core.records.record_sample import SAMPLE_KEY, sample_payload
 from studio.core.run_outcome import HostCall, RunOutcome, Status
 from studio.core.turn_error import ContractName, TurnError
 
@@ -271,10 +273,12 @@ def run_record(outcome: RunOutcome) -> dict[str, Any]:
     }
 
 
-def payload_record(outcome: RunOutcome) -> dict[str, Any]:
-    """What ``outcome`` carried: the part of a record the user may clear."""
+def payload_record(outcome: RunOutcome, sample: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What ``outcome`` carried: the part of a record the user may clear; with ``sample``, the
+    sample document the run was made on (less its input, see ``record_sample``)."""
     return {
         "input": outcome.input,
+        SAMPLE_KEY: sample_payload(outcome.input, sample),
         "result": outcome.result,
         "rejected": outcome.rejected,
         "stdout": outcome.stdout,
@@ -556,9 +560,10 @@ class RecordStore:
 
     # writing
 
-    def add(self, outcome: RunOutcome) -> str | None:
-        """Store ``outcome``: its run record and its payload, in one transaction. Returns what
-        the caller should know about where it went (a database started anew), if anything."""
+    def add(self, outcome: RunOutcome, sample: dict[str, Any] | None = None) -> str | None:
+        """Store ``outcome``: its run record and its payload (with ``sample``, the document the
+        run was made on), in one transaction. Returns what the caller should know about where
+        it went (a database started anew), if anything."""
         record = run_record(outcome)
         hook = outcome.hook
         row = (
@@ -582,7 +587,7 @@ class RecordStore:
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
-        payload = _dumps(payload_record(outcome), self.write_in_pieces)
+        payload = _dumps(payload_record(outcome, sample), self.write_in_pieces)
         with self._lock:
             notice = None if self._closed else self._reopen_if_replaced()
         with self._writing() as db:
@@ -599,11 +604,13 @@ class RecordStore:
             db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
         return notice
 
-    def add_later(self, outcome: RunOutcome) -> Future[str | None]:
+    def add_later(
+        self, outcome: RunOutcome, sample: dict[str, Any] | None = None
+    ) -> Future[str | None]:
         """:meth:`add` on the store's writing thread, after the runs handed over before it; the
         future holds what :meth:`add` returns or raises. The caller goes on at once."""
         try:
-            return self._pending.submit(functools.partial(self.add, outcome))
+            return self._pending.submit(functools.partial(self.add, outcome, sample))
         except RuntimeError:
             refused: Future[str | None] = Future()
             refused.set_exception(RecordStoreError(f"{self.path}: the record store is closed"))

@@ -373,6 +373,15 @@ class Workspace:
             document = self._read(path)
         except JsonFileError as exc:
             raise WorkspaceFileError(label, [Finding((), str(exc), "workspace.json")]) from None
+        return self._sample_of(name, label, path, document)
+
+    def given_sample(self, name: str, document: Any) -> Sample:
+        """A sample whose document is given rather than read (a stored run made again on what
+        it was given), checked as a sample file is; ``name`` is the sample it came from."""
+        label = f"{SAMPLES_DIR}/{name}.json (as a stored run was given it)"
+        return self._sample_of(name, label, self.root / SAMPLES_DIR / f"{name}.json", document)
+
+    def _sample_of(self, name: str, label: str, path: Path, document: Any) -> Sample:
         if not isinstance(document, dict):
             raise WorkspaceFileError(
                 label, [Finding((), "a sample must be a JSON object", "workspace.sample")]
