@@ -1130,7 +1130,46 @@ class MainWindow(QMainWindow):
                 self, APP_NAME, f"The hook has problems and was not saved:\n{problems}"
             )
             return None
+        waiting = self._await_listing(then)
+        if waiting is not None:
+            return waiting
         return self._start_save(self.hook_editor.draft, False, then)
+
+    def _await_listing(self, then: Callable[[], object] | None) -> Job | None:
+        """The job that lists the source's functions before the save goes on, when they are
+        not known yet: until they are, a function the file lacks cannot be found, and Save
+        must not pass it. None when nothing is to wait for."""
+        assert self.workspace is not None
+        source = self.hook_editor.draft.source
+        target = self._source_target(parse_source_ref(source).path if source else "")
+        key = (target, False)
+        runtime = runtime_for(str(target)) if target is not None else None
+        if target is None or runtime is None or key not in self._listing_jobs:
+            return None
+        stamp = self._listing_jobs[key]
+        job = self.bridge.submit(partial(runtime.functions, target))
+        self._save_job = job
+        self._update_save_action()
+        self.statusBar().showMessage(f"Checking {target.name} for its functions before saving…")
+        job.finished.connect(partial(self._on_listed_for_save, job, key, stamp, then))
+        job.failed.connect(lambda _exc: self._on_listed_for_save(job, key, stamp, then, None))
+        return job
+
+    def _on_listed_for_save(
+        self,
+        job: Job,
+        key: tuple[Path, bool],
+        stamp: tuple[int, int],
+        then: Callable[[], object] | None,
+        listing: object,
+    ) -> None:
+        if job is not self._save_job:
+            return  # another workspace was opened meanwhile
+        self._save_job = None
+        self._update_save_action()
+        self._on_listed(key, stamp, listing)
+        if self.save(then=then) is None:
+            self.save_finished.emit(False)
 
     def _start_save(self, draft: HookDraft, force: bool, then: Callable[[], object] | None) -> Job:
         assert self.document is not None and self.workspace is not None

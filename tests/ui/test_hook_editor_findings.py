@@ -139,3 +139,39 @@ def test_a_run_on_an_invalid_sample_shows_a_sample_problem_not_a_turn_error(
     assert error_view.message.text().startswith("samples/misfiled.json /request/messages/2/")
     assert "the hook is not to blame" in error_view.reason.text()
     assert "the hook was not run" in view.diff_message.text()
+
+
+FRESH_TS = "function audit(input: { request: unknown }) { return input.request; }\n"
+
+
+def test_save_waits_for_the_functions_of_a_source_and_then_refuses_a_missing_one(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    refused: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text, *a: refused.append(text))
+    win = open_window(qtbot, sample_workspace, tmp_path, monkeypatch)
+    editor = win.hook_editor
+    before = (sample_workspace / "agent.json").read_text()
+    (sample_workspace / "lib" / "fresh.ts").write_text(FRESH_TS)
+    editor.source.selectAll()
+    qtbot.keyClicks(editor.source, "lib/fresh.ts")
+    editor.function.setEditText("nope")
+    # The file's functions are being listed off the GUI thread: nothing is known against Save.
+    assert not any("has no function" in m for m in findings_text(editor))
+    with qtbot.waitSignal(win.save_finished, timeout=WAIT_MS) as finished:
+        assert win.save() is not None
+        assert win.statusBar().currentMessage() == (
+            "Checking fresh.ts for its functions before saving…"
+        )
+    assert finished.args == [False]
+    assert "lib/fresh.ts has no function `nope`; it has: audit" in refused[0]
+    assert (sample_workspace / "agent.json").read_text() == before
+
+    # A source that is there saves once its listing is in (here at once: it is known now).
+    editor.function.setEditText("audit")
+    with qtbot.waitSignal(win.save_finished, timeout=WAIT_MS) as finished:
+        win.save()
+    assert finished.args == [True]
+    saved = json.loads((sample_workspace / "agent.json").read_text())
+    assert saved["pre_llm_hook"]["source"] == "lib/fresh.ts:audit"
+    win.close()

@@ -410,6 +410,8 @@ def test_a_hook_save_runs_off_the_gui_thread_and_marks_saved_only_what_it_wrote(
     qtbot, window, sample_workspace
 ):
     editor = window.hook_editor
+    # The source's functions are known first: until then Save waits for them (checked apart).
+    qtbot.waitUntil(lambda: editor.function.count() > 0, timeout=WAIT_MS)
     choose_in_row(window, 1, "reviewer")
     saving = editor.draft
     with qtbot.waitSignal(window.save_finished, timeout=WAIT_MS) as finished:
