@@ -486,6 +486,10 @@ class MainWindow(QMainWindow):
             self.previous_tab_action,
         ):
             self.view_menu.addAction(action)
+        records_menu = self.menuBar().addMenu("Rec&ords")
+        records_menu.addAction(self.find_action)
+        records_menu.addSeparator()
+        records_menu.addActions(self.records.menu_actions())
         help_menu = self.menuBar().addMenu("&Help")
         self.shortcuts_action = self._action(
             "&Keyboard Shortcuts…", "F1", self.show_shortcuts, "Every shortcut of the window"

@@ -487,6 +487,16 @@ class RecordsView(QWidget):
         """Whether the rows shown are still to follow the filter, the sort or a reload."""
         return self._loading or self._select_job is not None or self._loaded is None
 
+    def menu_actions(self) -> list[QAction]:
+        """The records' commands, for the window's Records menu (their shortcuts still work
+        only in the records)."""
+        return [
+            self._compare_action,
+            self._export_action,
+            self._clear_selected_action,
+            self._clear_all_action,
+        ]
+
     def focus_filter(self) -> None:
         self._filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self._filter.selectAll()

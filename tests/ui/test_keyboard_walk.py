@@ -204,6 +204,7 @@ def test_the_shortcuts_sheet_lists_every_shortcut_from_the_actions(qtbot, window
         native
     )
     assert shown[("Help", "Keyboard Shortcuts")] == "F1, Ctrl+/"
+    assert shown[("Records", "Export")] == "Ctrl+E"
     assert shown[("Targets table", "Add a target row")] in ("Ins", "Insert", "Ctrl+Shift+N")
     sheet.close()
 
