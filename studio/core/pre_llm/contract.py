@@ -209,7 +209,9 @@ class PreLlmContract(Contract):
             if reply.echoed
             else None
         )
-        error = reply.error or _invalid_request(returned, reply.duration_ms, hook, loop, known)
+        error = reply.error or _invalid_request(
+            returned, reply.duration_ms, hook, loop, known, shares_with=request
+        )
         if error is not None:
             return RunOutcome(
                 status="turn_error",
@@ -276,12 +278,14 @@ def _invalid_request(
     hook: HookRef,
     loop: str,
     findings: list[Finding] | None = None,
+    *,
+    shares_with: Any = None,
 ) -> TurnError | None:
     """The turn error of a returned request that breaks a rule; ``findings``, when known, are
-    those of ``returned``."""
-    # A returned value was read from the worker's JSON text (its unchanged members shared).
+    those of ``returned``; ``shares_with`` is the request sent, read from JSON, whose messages
+    ``returned`` may hold as they are."""
     found = errors(
-        validate_request(returned, read_from_json=True) if findings is None else findings
+        validate_request(returned, shares_with=shares_with) if findings is None else findings
     )
     if not found:
         return None

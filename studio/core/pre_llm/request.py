@@ -65,18 +65,19 @@ _TOOL_KEYS = frozenset({"name", "description", "input_schema"})
 _messages_checked: IdentityCache[tuple[list[Finding], list[Finding]]] = IdentityCache(4)
 
 
-def validate_request(value: object, *, read_from_json: bool = False) -> list[Finding]:
+def validate_request(value: object, *, shares_with: object = None) -> list[Finding]:
     """Every finding of spec/adf.md §3 rules 1–8 for a hook's returned request, in the order
     that makes the first error the one the runtime fails the call on. Never raises.
 
-    ``read_from_json``: ``value`` was read from JSON text, so nothing in it holds a container
-    around it (no cycle), and it may share its messages with a request checked before (a hook
-    that changed only the system prompt): the findings of those very messages are reused."""
+    ``shares_with``: a request read from JSON text (so no container in it holds another around
+    it) whose messages list ``value`` may hold as it is, as a hook that changed only the system
+    prompt sends it back: the findings of those very messages are worked out once."""
     if value is None:
         return [Finding((), "the hook returned no JSON request", RULE_OBJECT)]
     check = Check()
     try:
-        _validate(check, value, read_from_json)
+        shared = shares_with.get("messages") if type(shares_with) is dict else None
+        _validate(check, value, shared)
     except Exception as exc:  # a value whose own methods misbehave: fail closed, never raise
         check.findings.append(
             Finding(
@@ -88,7 +89,7 @@ def validate_request(value: object, *, read_from_json: bool = False) -> list[Fin
     return check.findings
 
 
-def _validate(check: Check, root: object, read_from_json: bool = False) -> None:
+def _validate(check: Check, root: object, shared_messages: object = None) -> None:
     add = check.add
     if type(root) is not dict:
         add(
@@ -128,7 +129,7 @@ def _validate(check: Check, root: object, read_from_json: bool = False) -> None:
 
     # Rules 3, 4 and 5: messages, their blocks, the tool pairing.
     messages = req.get("messages", MISSING)
-    if type(messages) is list and messages and read_from_json:
+    if type(messages) is list and messages and messages is shared_messages:
         found, pairing = _messages_checked.get(messages, lambda: _messages_alone(req, messages))
         check.findings.extend(found)
         check.pairing.extend(pairing)
@@ -162,7 +163,8 @@ def _messages_alone(
     req: dict[Any, Any], messages: list[Any]
 ) -> tuple[list[Finding], list[Finding]]:
     """What rules 3 to 5 find in ``messages``: they look at nothing else of the request (its
-    object only as a container that a cycle could reach, which JSON text cannot hold)."""
+    object only as a container that a cycle could reach, which messages read from JSON text
+    cannot)."""
     check = Check()
     check_messages(check, req, messages)
     return check.findings, check.pairing

@@ -25,12 +25,12 @@ def test_each_request_sharing_the_messages_has_its_own_findings_in_order():
     first = {"system": "s", "messages": MESSAGES, "tools": [], "options": {}}
     second = {"system": 5, "messages": MESSAGES, "tools": "none", "options": {}}
     for request in (first, second, first):
-        found = validate_request(request, read_from_json=True)
+        found = validate_request(request, shares_with=first)
         assert found == validate_request(json.loads(json.dumps(request)))
-    rules = [f.rule for f in validate_request(second, read_from_json=True)]
+    rules = [f.rule for f in validate_request(second, shares_with=first)]
     # Rule 2 (system), rule 3 (the role), rule 5 (the unanswered tool_use), rule 6 (tools).
     assert rules == ["adf.request.2", "adf.request.3", "adf.request.5", "adf.request.6"]
-    assert [f.pointer for f in validate_request(first, read_from_json=True)] == [
+    assert [f.pointer for f in validate_request(first, shares_with=second)] == [
         "/messages/1/role",
         "/messages/2/content/0",
     ]
