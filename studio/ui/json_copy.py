@@ -40,6 +40,7 @@ def copy_action(owner: QWidget, handler: Callable[[], object], tip: str) -> QAct
     action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
     shown = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
     action.setToolTip(f"{tip} ({shown})")
+    action.setIconText("Copy")  # what its button says
     action.triggered.connect(handler)
     owner.addAction(action)
     return action
@@ -49,7 +50,6 @@ def copy_button(action: QAction, name: str) -> QToolButton:
     button = QToolButton()
     button.setObjectName(name)
     button.setDefaultAction(action)
-    button.setText("Copy")
     button.setAutoRaise(True)
     button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
     return button

@@ -90,6 +90,7 @@ class RecordActions(QObject):
             SAMPLE_SHORTCUT,
             "Write what this run was given as a new sample file",
         )
+        self.sample_action.setIconText("As Sample…")  # what its button says
         self.sample_action.triggered.connect(self.open_as_sample)
         self.copy_action = _action(
             table,

@@ -360,7 +360,6 @@ class RecordsView(QWidget):
         self.record_actions.sample_created.connect(self.sample_created)
         rerun_button.setDefaultAction(self.record_actions.rerun_action)
         sample_button.setDefaultAction(self.record_actions.sample_action)
-        sample_button.setText("As Sample…")
         table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         table.customContextMenuRequested.connect(self._on_context_menu)
         selection = table.selectionModel()
