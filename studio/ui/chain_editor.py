@@ -171,16 +171,20 @@ class ChainEditor(QWidget):
         layout.addWidget(boxes["post"])
         layout.addWidget(self.selected_title)
         layout.addWidget(findings_box)
-        layout.addLayout(actions)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(content)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # The area itself is no Tab stop: Tab goes straight to its fields.
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.notice)
-        outer.addWidget(scroll)
+        # Below its natural height the editor scrolls, and Save stays in view below it.
+        outer.addWidget(scroll, 1)
+        actions.setContentsMargins(6, 2, 6, 4)
+        outer.addLayout(actions)
 
         self.defaults.toggled.connect(self._on_defaults_toggled)
         self.kind.activated.connect(self._on_kind_chosen)

@@ -288,6 +288,9 @@ class MainWindow(QMainWindow):
     def _on_editor_shown(self, _index: int) -> None:
         stack = self.config_editors.stack_of(self.editors.currentWidget())
         self.undo_group.setActiveStack(stack or self.undo_stack)
+        name = self.config_editors.name_of(self.editors.currentWidget())
+        self.save_action.setText(f"&Save {name or 'Hook'}")
+        self._update_save_action()
 
     def _save_shown(self) -> None:
         """Save (Ctrl+S) saves the editor on show: the step hook or the chains, else the hook."""
@@ -1262,6 +1265,8 @@ class MainWindow(QMainWindow):
 
     def _update_save_action(self) -> None:
         reason = self.workspace.read_only_reason if self.workspace else None
+        if self.config_editors.name_of(self.editors.currentWidget()):
+            reason = None  # hookstudio.json is the studio's own file, writable beside any agent
         self.save_action.setEnabled(not reason and self._save_job is None)
         self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
 

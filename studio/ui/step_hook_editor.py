@@ -113,16 +113,20 @@ class StepHookEditor(QWidget):
         layout = QVBoxLayout(content)
         layout.addWidget(box)
         layout.addWidget(findings_box)
-        layout.addLayout(actions)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(content)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # The area itself is no Tab stop: Tab goes straight to its fields.
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(self.notice)
-        outer.addWidget(scroll)
+        # Below its natural height the editor scrolls, and Save stays in view below it.
+        outer.addWidget(scroll, 1)
+        actions.setContentsMargins(6, 2, 6, 4)
+        outer.addLayout(actions)
 
         self.source.editTextChanged.connect(self._on_source_edited)
         self.function.editTextChanged.connect(self._on_source_edited)

@@ -124,6 +124,14 @@ class StudioConfigEditors(QObject):
                 return editor.undo_stack
         return None
 
+    def name_of(self, widget: QWidget | None) -> str | None:
+        """What Save saves when ``widget`` is on show ("Step Hook", "Chains"); None for a widget
+        that is none of these editors."""
+        for key, editor in self.editors.items():
+            if widget is editor:
+                return TITLES[key].title()
+        return None
+
     @property
     def modified(self) -> bool:
         return not all(stack.isClean() for stack in self.stacks)

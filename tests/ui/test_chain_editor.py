@@ -196,7 +196,9 @@ def test_edit_undo_follows_the_editor_on_show(qtbot, window):
     assert window.hook_editor.draft.rows != ()
     assert names(editor, "pre") == ["lib/hooks.py:second", "lib/hooks.py:first"]
 
+    assert window.save_action.text() == "&Save Hook"
     window.editors.setCurrentWidget(editor)
+    assert window.save_action.text() == "&Save Chains"
     window.undo_action.trigger()
     assert names(editor, "pre") == ["lib/hooks.py:first", "lib/hooks.py:second"]
     window.redo_action.trigger()
@@ -401,3 +403,22 @@ def test_unsaved_chains_survive_a_crash_and_are_offered_back(
     editor.save_button.click()
     assert load_recovery(workspace, "hookstudio.json#chain") is None
     assert second.close()
+
+
+def test_on_a_small_screen_tab_reaches_the_findings_scrolled_into_view_and_save(qtbot, window):
+    window.resize(1024, 640)
+    editor = window.config_editors.chain_editor
+    qtbot.waitUntil(lambda: window.size().height() == 640, timeout=WAIT_MS)
+    for _ in range(6):  # a long chain: the findings sit below the window's bottom edge
+        editor.add_hook("pre", ChainRow.builtin("lazyModelDefaultsHook"))
+    focus_row(qtbot, editor.tables["pre"], 0)
+    assert editor.findings_list.visibleRegion().isEmpty(), "below the fold at first"
+    for _ in range(20):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        if QApplication.focusWidget() is editor.findings_list:
+            break
+    assert QApplication.focusWidget() is editor.findings_list
+    assert not editor.findings_list.visibleRegion().isEmpty()
+    qtbot.keyClick(editor.findings_list, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is editor.save_button
+    assert not editor.save_button.visibleRegion().isEmpty()
