@@ -38,6 +38,15 @@ def parked(widget: QWidget, window: QWidget) -> bool:
     return not window.rect().intersects(widget.rect().translated(corner))
 
 
+def depth(widget: QWidget) -> int:
+    count = 0
+    parent = widget.parentWidget()
+    while parent is not None:
+        count += 1
+        parent = parent.parentWidget()
+    return count
+
+
 def focus_chain(window: QWidget) -> list[QWidget]:
     """Every widget of ``window`` that can take focus by Tab, shown or not, in the present
     tab order."""
@@ -93,11 +102,14 @@ class FocusAreas(QObject):
         current = QApplication.focusWidget()
         if not stops or current is None:
             return None
-        index = next(
-            (i for i, w in enumerate(stops) if w is current or w.isAncestorOf(current)), None
-        )
+        index = next((i for i, w in enumerate(stops) if w is current), None)
         if index is None:
-            return stops[0] if forward else stops[-1]
+            # Focus inside a compound field (a scroll area that takes focus, a combo box's
+            # line edit): go on from the innermost stop that holds it.
+            holders = [i for i, w in enumerate(stops) if w.isAncestorOf(current)]
+            if not holders:
+                return None  # a field Tab does not stop at (hidden, or focused by a click)
+            index = max(holders, key=lambda i: depth(stops[i]))
         return stops[(index + (1 if forward else -1)) % len(stops)]
 
     # ---- F6 ---------------------------------------------------------------------------------

@@ -88,6 +88,17 @@ def test_tab_walks_the_whole_window_in_order_and_comes_back(qtbot, window):
     assert places == sorted(places)
 
 
+@pytest.mark.parametrize("title", ["Step hook", "Chains"])
+def test_tab_comes_back_around_through_every_form_editor(qtbot, window, title):
+    """The editors whose fields are forms (the Sample and Source text editors indent with Tab;
+    Ctrl+Tab and F6 leave them)."""
+    index = next(i for i in range(window.editors.count()) if window.editors.tabText(i) == title)
+    window.editors.setCurrentIndex(index)
+    for key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+        visited = walk(qtbot, window.sample_box, key)
+        assert any(window.editors.widget(index).isAncestorOf(w) for w in visited)
+
+
 def test_shift_tab_walks_it_backwards_and_comes_back(qtbot, window):
     visited = walk(qtbot, window.sample_box, Qt.Key.Key_Backtab)
     places = [position(visited, w) for w in landmarks(window)[1:]]
