@@ -15,7 +15,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 
 from studio.core.app_settings import AppSettings
 from studio.core.chain.chain_draft import ChainRow
@@ -40,12 +40,16 @@ def main() -> None:
         window.resize(1366, 768)
         window.show()
         window.open_workspace(workspace)
-        window.records_dock.hide()
+        # The bottom docks give their height to the editor, so the findings are in view.
+        for dock in (window.records_dock, window.tests_dock, window.agent_log_dock):
+            dock.hide()
         editor = window.config_editors.chain_editor
         window.editors.setCurrentWidget(editor)
         # A hook being added, with a function its file does not export: the finding says so.
         editor.add_hook("pre", ChainRow.user("lib/chain_hooks.ts:policySufix", "2000"))
         settle(3000)
+        editor.findChild(QScrollArea).ensureWidgetVisible(editor.findings_list)
+        settle()
         window.grab().save(str(DOCS / "chain-editor.png"))
         print("wrote", DOCS / "chain-editor.png")
         for stack in window.config_editors.stacks:
