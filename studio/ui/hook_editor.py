@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from studio.core.findings import Finding, errors
 from studio.core.hook_source_findings import FUNCTION_RULES, SourceLookup
 from studio.core.pre_llm.config import (
+    HOOK_KEY,
     LIMIT_MESSAGE,
     MAX_TIMEOUT_MS,
     SourceHome,
@@ -45,6 +46,7 @@ from studio.core.pre_llm.config_warnings import config_warnings
 from studio.core.pre_llm.targets import (
     HookDraft,
     Rows,
+    TargetKind,
     TargetRow,
     add_row,
     applies_view,
@@ -62,6 +64,8 @@ from studio.ui.target_table import TargetTableModel, TargetTableView
 
 MUTED = QPalette.ColorRole.PlaceholderText
 LIMIT_POINTER = "/limits/execution_timeout_ms"
+FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
+"""The finding an item of the Findings list shows, by its place in ``HookEditor.findings``."""
 TYPING_RECHECK_MS = 100
 """How long the findings wait for the next keystroke in a cell before they are checked."""
 
@@ -245,6 +249,7 @@ class HookEditor(QWidget):
         self.targets.move_requested.connect(self._on_move_row)
         self.targets.name_typed.connect(self._on_name_typed)
         self.targets.name_editor_closed.connect(self._on_name_editor_closed)
+        self.findings_list.itemActivated.connect(self._on_finding_activated)
         self.save_button.clicked.connect(self.save_requested)
         self.remove_hook_button.clicked.connect(self.remove_requested)
         self._show_draft(self.draft)
@@ -356,6 +361,30 @@ class HookEditor(QWidget):
             self.draft.with_rows(move_row(self.draft.rows, source, destination)), "Move target"
         )
         self.targets.setCurrentIndex(self.targets_model.index(destination, 0))
+
+    def _on_finding_activated(self, item: QListWidgetItem) -> None:
+        """Enter or a double-click on a finding goes to the field or row it is about."""
+        number = item.data(FINDING_ROLE)
+        if not isinstance(number, int) or not 0 <= number < len(self.findings):
+            return
+        finding = self.findings[number]
+        field = finding.path[0] if finding.path else None
+        if finding.rule in FUNCTION_RULES:
+            self.function.setFocus()
+            line = self.function.lineEdit()
+            if line is not None:
+                line.selectAll()
+        elif field == "source":
+            self.source.setFocus()
+            self.source.selectAll()
+        elif field == "timeout_ms":
+            self.timeout.setFocus()
+            self.timeout.selectAll()
+        elif field == "targets":
+            row = finding.path[1] if len(finding.path) > 1 else 0
+            if isinstance(row, int) and 0 <= row < len(self.draft.rows):
+                self.targets.setCurrentIndex(self.targets_model.index(row, 0))
+            self.targets.setFocus()
 
     def _on_name_typed(self, row: int, text: str) -> None:
         """A loop name being typed in its cell is checked before it is committed."""
@@ -482,12 +511,14 @@ class HookEditor(QWidget):
         )
 
         self.findings_list.clear()
-        for finding in self.findings:
+        for number, finding in enumerate(self.findings):
             item = QListWidgetItem(
                 ("✗ " if finding.severity == "error" else "⚠ ") + finding.message
             )
-            item.setToolTip(finding.pointer or "/")
-            item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
+            at = config_pointer(finding, draft.rows)
+            item.setToolTip(at)
+            item.setData(Qt.ItemDataRole.UserRole, at)
+            item.setData(FINDING_ROLE, number)
             self.findings_list.addItem(item)
         if self._limit_ms is None:
             # Not the hook's own finding: the agent's limit fails every call the hook applies to.
@@ -503,3 +534,23 @@ class HookEditor(QWidget):
             if self._read_only
             else "Save the hook to the agent config (Ctrl+S)"
         )
+
+
+def config_pointer(finding: Finding, rows: Rows) -> str:
+    """Where in the agent config a finding of the draft is (the config's own findings already
+    say so): the hook's source or timeout, and for a target row the key that holds it."""
+    path = finding.path
+    if not path or path[0] == HOOK_KEY:
+        return finding.pointer or "/"
+    if path[0] != "targets":
+        return f"/{HOOK_KEY}{finding.pointer}"
+    row = path[1] if len(path) > 1 else None
+    if not isinstance(row, int) or not 0 <= row < len(rows):
+        return f"/{HOOK_KEY}/scope"
+    kind = rows[row].kind
+    if kind is TargetKind.MAIN:
+        return f"/{HOOK_KEY}/include_main"
+    if kind is TargetKind.LOOP:
+        loops = sum(1 for r in rows[:row] if r.kind is TargetKind.LOOP)
+        return f"/{HOOK_KEY}/loops/{loops}"
+    return f"/{HOOK_KEY}/scope"

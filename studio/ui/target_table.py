@@ -30,6 +30,8 @@ from studio.core.pre_llm.targets import (
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 CHOOSE_LABEL = "Choose a target…"
+CHOSEN = "chosen"
+"""The property of a target combo set once the user has chosen an item in it."""
 TARGET_COLUMN, NAME_COLUMN, REMOVE_COLUMN = 0, 1, 2
 
 
@@ -195,8 +197,12 @@ class _TargetDelegate(QStyledItemDelegate):
         assert isinstance(model, TargetTableModel)
         combo = QComboBox(parent)
         combo.addItems([label for label, _ in model.choices()])
-        combo.activated.connect(lambda _=0: self.commitData.emit(combo))
+        combo.activated.connect(lambda _=0: self._chosen(combo))
         return combo
+
+    def _chosen(self, combo: QComboBox) -> None:
+        combo.setProperty(CHOSEN, True)
+        self.commitData.emit(combo)
 
     def setEditorData(self, editor: QWidget, index: AnyIndex) -> None:
         if isinstance(editor, QComboBox):
@@ -206,7 +212,10 @@ class _TargetDelegate(QStyledItemDelegate):
 
     def setModelData(self, editor: QWidget, model: Any, index: AnyIndex) -> None:
         if isinstance(editor, QComboBox):
-            model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+            # Only a choice the user made is committed: a combo closed by leaving the cell
+            # (focus elsewhere) shows its first item, All streams, which would replace every row.
+            if editor.property(CHOSEN):
+                model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
             return
         super().setModelData(editor, model, index)
 

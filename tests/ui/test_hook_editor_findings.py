@@ -175,3 +175,48 @@ def test_save_waits_for_the_functions_of_a_source_and_then_refuses_a_missing_one
     saved = json.loads((sample_workspace / "agent.json").read_text())
     assert saved["pre_llm_hook"]["source"] == "lib/fresh.ts:audit"
     win.close()
+
+
+def finding_item(editor, text: str):
+    for i in range(editor.findings_list.count()):
+        item = editor.findings_list.item(i)
+        if text in item.text():
+            return item
+    raise AssertionError(f"no finding with {text!r}: {findings_text(editor)}")
+
+
+def test_a_finding_names_its_place_in_the_config_and_leads_to_its_field(qtbot, window):
+    editor = window.hook_editor
+    qtbot.waitUntil(lambda: editor.function.count() > 0, timeout=WAIT_MS)
+    editor.function.setEditText("transfrom")
+    editor.timeout.selectAll()
+    qtbot.keyClicks(editor.timeout, "12")
+    editor.add_target.click()  # an empty third row
+
+    function = finding_item(editor, "has no function `transfrom`")
+    timeout = finding_item(editor, "Timeout")
+    empty = finding_item(editor, "Target 3 is empty")
+    assert function.toolTip() == "/pre_llm_hook/source"
+    assert timeout.toolTip() == "/pre_llm_hook/timeout_ms"
+    assert empty.toolTip() == "/pre_llm_hook/scope"
+    # The researcher row is the hook's first loop.
+    assert editor.draft.rows[1].name == "researcher"
+
+    # The list is drawn again on every check, so each item is looked up when it is used.
+    editor.findings_list.itemActivated.emit(finding_item(editor, "has no function"))
+    assert editor.function.hasFocus() or editor.function.lineEdit().hasFocus()
+    editor.findings_list.itemActivated.emit(finding_item(editor, "Timeout"))
+    assert editor.timeout.hasFocus()
+    editor.findings_list.itemActivated.emit(finding_item(editor, "Target 3 is empty"))
+    assert editor.targets.hasFocus() and editor.targets.currentIndex().row() == 2
+
+
+def test_leaving_a_new_rows_choice_unmade_keeps_every_row(qtbot, window):
+    editor = window.hook_editor
+    before = editor.draft.rows
+    editor.add_target.click()  # its choice opens at once
+    editor.timeout.setFocus()
+    qtbot.waitUntil(lambda: editor.timeout.hasFocus(), timeout=WAIT_MS)
+    assert editor.draft.rows[: len(before)] == before
+    assert len(editor.draft.rows) == len(before) + 1
+    assert any(f"Target {len(before) + 1} is empty" in m for m in findings_text(editor))
