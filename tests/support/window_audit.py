@@ -8,7 +8,8 @@ Qt starts:
 The screen is ``width × scale`` by ``height × scale`` device pixels, so that at scale 2 the
 window still has ``width × height`` logical pixels, as on a 2048×1280 screen at 200 %. The report
 is JSON: the window's size and minimum, and every problem found, each naming the view it was seen
-in. ``--shot`` saves the window (Hook editor and Diff tab on show) as PNG.
+in; then the same buttons with the Records dock dragged as tall as it goes. ``--shot`` saves
+the window (Hook editor and Diff tab on show) as PNG.
 """
 
 from __future__ import annotations
@@ -209,6 +210,7 @@ def views(window: MainWindow) -> list[tuple[str, Any]]:
 
 
 def check(width: int, height: int, shot: Path | None) -> dict[str, Any]:
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QToolBar
 
     from studio.core.app_settings import AppSettings
@@ -240,13 +242,25 @@ def check(width: int, height: int, shot: Path | None) -> dict[str, Any]:
         window.editors.setCurrentWidget(window.hook_editor)
         window.results.run.tabs.setCurrentIndex(0)
         _settle()
+        if shot is not None:
+            window.grab().save(str(shot))
+        # The Records dock dragged as tall as it goes: the hook editor keeps its Save in view.
+        areas = window.saveState()
+        window.resizeDocks([window.records_dock], [height], Qt.Orientation.Vertical)
+        _settle()
+        save = window.hook_editor.save_button
+        tall_dock = {
+            "save_shown": save.isVisible() and not _scrolled(save),
+            "problems": clipped_buttons(window),
+        }
+        window.restoreState(areas)
+        _settle()
         toolbar = window.findChild(QToolBar, "runToolbar")
         hidden = [
             a.text()
             for a in toolbar.actions()
             if not a.isSeparator() and not toolbar.widgetForAction(a).isVisible()
         ]
-        save = window.hook_editor.save_button
         report = {
             "size": [window.width(), window.height()],
             "minimum": [window.minimumSizeHint().width(), window.minimumSizeHint().height()],
@@ -255,9 +269,8 @@ def check(width: int, height: int, shot: Path | None) -> dict[str, Any]:
             "problems": problems,
             "toolbar_hidden": hidden,
             "save_shown": save.isVisible() and not _scrolled(save),
+            "tall_records_dock": tall_dock,
         }
-        if shot is not None:
-            window.grab().save(str(shot))
         return report
     finally:
         window.undo_stack.setClean()

@@ -69,6 +69,8 @@ def test_the_window_fits_the_screen_with_nothing_drawn_over_anything(
     assert report["problems"] == []
     assert report["toolbar_hidden"] == []
     assert report["save_shown"]
+    # However tall the Records dock is dragged, Save stays in view and no button is cut off.
+    assert report["tall_records_dock"] == {"save_shown": True, "problems": []}
 
 
 @pytest.fixture
