@@ -251,7 +251,14 @@ class StudioConfigEditors(QObject):
             written = save_section(
                 path, key, editor.draft.value(), base=self._base[key], force=force
             )
-        except SectionChangedOutside:
+        except SectionChangedOutside as outside:
+            if _same_value(outside.theirs, editor.draft.value()):
+                # Changed outside exactly as here: nothing is left to write.
+                self._base[key] = outside.theirs
+                editor.undo_stack.setClean()
+                self._drop_recovery(key)
+                self.message.emit(f"The {title} in {STUDIO_FILE} are already as edited here")
+                return True
             answer = QMessageBox.question(
                 self._window,
                 APP_NAME,

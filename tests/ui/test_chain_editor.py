@@ -422,3 +422,17 @@ def test_on_a_small_screen_tab_reaches_the_findings_scrolled_into_view_and_save(
     qtbot.keyClick(editor.findings_list, Qt.Key.Key_Tab)
     assert QApplication.focusWidget() is editor.save_button
     assert not editor.save_button.visibleRegion().isEmpty()
+
+
+def test_a_section_changed_outside_exactly_as_edited_here_is_saved_without_a_question(
+    qtbot, window, workspace
+):
+    editor = window.config_editors.chain_editor
+    editor.remove_hook("pre", 0)
+    outside = SETTINGS.replace('{"source": "lib/hooks.py:first"}, ', "")
+    (workspace / "hookstudio.json").write_text(outside)
+
+    editor.save_button.click()  # no dialog: the conftest fails any
+
+    assert (workspace / "hookstudio.json").read_text() == outside
+    assert not window.isWindowModified()
