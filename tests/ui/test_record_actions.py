@@ -27,7 +27,7 @@ from studio.ui.records_cells import TIME
 from studio.ui.records_view import RecordsView
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.run_comparison import RunComparison
-from studio.ui.run_view import TAB_RESULT
+from studio.ui.run_view import TAB_PROVIDER, TAB_RESULT
 from tests.ui.test_records_view import (
     REQUEST,
     close_loop,
@@ -439,3 +439,45 @@ def test_open_a_records_input_as_a_new_sample(
     assert window.sample_box.currentText() == "from-the-record"  # and it is selected
     assert window.editors.currentWidget() is window.sample_editor
     assert not list((sample_workspace / "samples").glob(".*"))  # no temporary file left
+
+
+def test_the_provider_request_copies_its_whole_body(
+    qtbot: QtBot, bridge: EngineBridge, tmp_path: Path
+) -> None:
+    tool = {"name": "fs_read", "description": "Read a file", "input_schema": {"type": "object"}}
+    sent = {
+        "system": "You are a support agent.",
+        "messages": [{"role": "user", "content": "Why was order 4821 refunded twice? " * 400}],
+        "tools": [tool],
+        "options": {"maxTokens": 1024},
+    }
+    (tmp_path / "provider").mkdir()
+    with RecordStore.open(tmp_path / "provider") as store:
+        store.add(
+            make_outcome("sent", 1_780_000_000.0).model_copy(
+                update={
+                    "input": {**sent, "tools": [tool, {**tool, "name": "shell"}]},
+                    "result": sent,
+                }
+            )
+        )
+        view = open_view(qtbot, bridge, store, 1)
+        try:
+            select(view, "sent")
+            detail = wait_detail(qtbot, view, "sent")
+            provider = detail.run.provider
+            provider.set_provider("anthropic")
+            with qtbot.waitSignal(provider.preview_shown, timeout=RUN_TIMEOUT_MS):
+                detail.tabs.setCurrentIndex(TAB_PROVIDER)
+            qtbot.waitUntil(provider.copy_action.isEnabled)
+            clipboard = QGuiApplication.clipboard()
+            clipboard.setText("")
+            provider.findChild(QToolButton, "copyProviderBody").click()
+            body = json.loads(clipboard.text())
+            # The Anthropic Messages body of the hook's result: its system prompt, its one tool
+            # and the long question whole.
+            assert body["system"] == [{"type": "text", "text": "You are a support agent."}]
+            assert [t["name"] for t in body["tools"]] == ["fs_read"]
+            assert body["messages"][0]["content"][0]["text"] == sent["messages"][0]["content"]
+        finally:
+            view.set_store(None)
