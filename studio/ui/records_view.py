@@ -215,6 +215,7 @@ class RecordsView(QWidget):
         self._generation = 0
         self._select_job: Job | None = None
         self._select_wanted = False
+        self._context_menu: QMenu | None = None
 
         self._build()
         self._update_actions()

@@ -148,7 +148,7 @@ def test_compare_shows_readable_start_times(
         view.set_store(None)
 
 
-def test_a_day_label_is_made_once_per_day() -> None:
+def test_a_day_is_today_yesterday_or_its_date() -> None:
     from studio.ui.records_cells import RunDays
 
     days = RunDays(datetime(2026, 12, 1).date(), QLocale(QLocale.Language.C))
@@ -185,6 +185,16 @@ def test_copy_as_json_takes_the_whole_record_or_the_selected_node(
         hook = json.loads(clipboard.text())
         assert hook == copied["hook"]
         assert (hook["source"], hook["function"]) == ("lib/policy.py", "transform")
+
+        table = view.findChild(QTableView, "recordsTable")
+        table.setFocus()
+        qtbot.waitUntil(table.hasFocus)
+        clipboard.setText("")
+        qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: clipboard.text().startswith("{"))
+        whole = json.loads(clipboard.text())  # the run as exported: its record and payload
+        assert whole["run_id"] == "today"
+        assert whole["payload"]["input"] == REQUEST
 
         run = detail.run
         run.tabs.setCurrentIndex(TAB_RESULT)
