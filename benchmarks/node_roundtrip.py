@@ -7,8 +7,9 @@ Builds a temporary workspace with a hook that returns the request it gets, in Ty
 in Python, and measures through the studio's runner (the code of ``hook-studio bench``): a
 small request one run at a time, two at a time, and a 1 MB request. The reference model
 (``node_reference_model.mjs``: a fresh Worker and vm context created for each call) runs the
-same hook on the same Node. Each figure is the median over ``--rounds`` rounds, since the
-machine is shared and its speed varies.
+same hook on the same Node. The Node floor (``node_floor.mjs``: a warm Node process answering
+the small request on a pipe) is the anchor of the trivial round trip. Each figure is the median
+over ``--rounds`` rounds, since the machine is shared and its speed varies.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from studio.engine.node_binary import find_node
 from studio.engine.runner import Runner
 
 MODEL = Path(__file__).with_name("node_reference_model.mjs")
+FLOOR = Path(__file__).with_name("node_floor.mjs")
 TS_HOOK = "export function main(payload: { request: object }) {\n  return payload.request;\n}\n"
 PY_HOOK = "def main(payload):\n    return payload['request']\n"
 
@@ -72,6 +75,38 @@ async def studio_round(workspace: Workspace, n: int) -> dict[str, dict[str, Any]
         finally:
             await runner.close()
     return figures
+
+
+def node_floor(workspace: Workspace, n: int) -> dict[str, Any]:
+    """A warm Node process answering the small request on a pipe, one at a time: the floor of
+    a TypeScript hook's round trip."""
+    request = (workspace.root / "samples" / "small.json").read_text().replace("\n", "") + "\n"
+    node = subprocess.Popen(
+        [find_node().path, "--no-warnings", str(FLOOR)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert node.stdin is not None and node.stdout is not None
+    times = []
+    try:
+        for i in range(n + 20):
+            started = time.perf_counter()
+            node.stdin.write(request)
+            node.stdin.flush()
+            json.loads(node.stdout.readline())
+            if i >= 20:  # the first ones warm Node's JIT
+                times.append((time.perf_counter() - started) * 1000)
+    finally:
+        node.stdin.close()
+        node.wait()
+    return {
+        "n": n,
+        "concurrency": 1,
+        "p50_ms": round(percentile(times, 0.5), 3),
+        "p90_ms": round(percentile(times, 0.9), 3),
+        "runs_per_s": round(n / (sum(times) / 1000), 1),
+    }
 
 
 def model_round(workspace: Workspace, n: int, concurrency: int) -> dict[str, Any]:
@@ -118,6 +153,10 @@ def summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
             "failures": sum(r.get("failures", 0) for r in rows),
         }
     out["ratios"] = {
+        "ts_p50_vs_node_floor_p50": round(
+            statistics.median(r["ts_small"]["p50_ms"] / r["node_floor"]["p50_ms"] for r in rounds),
+            3,
+        ),
         "ts_p50_vs_reference_model_p50": round(
             out["ts_small"]["p50_ms"] / out["model_small"]["p50_ms"], 3
         ),
@@ -137,7 +176,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = build_workspace(Path(tmp) / "ws")
         for _ in range(args.rounds):
-            figures = asyncio.run(studio_round(workspace, args.n))
+            figures = {"node_floor": node_floor(workspace, args.n)}
+            figures.update(asyncio.run(studio_round(workspace, args.n)))
             figures["model_small"] = model_round(workspace, args.n, 1)
             figures["model_small_x2"] = model_round(workspace, args.n * 2, 2)
             rounds.append(figures)
@@ -154,6 +194,7 @@ def main() -> int:
         "ts_1mb": "TS 1 MB request",
         "py_small": "Python trivial hook",
         "py_1mb": "Python 1 MB request",
+        "node_floor": "warm Node on a pipe (floor)",
         "model_small": "reference model, one at a time",
         "model_small_x2": "reference model, two at a time",
     }
@@ -164,6 +205,7 @@ def main() -> int:
             f"  {row['runs_per_s']:7.1f} runs/s  failures {row.get('failures', 0)}"
         )
     ratios = result["ratios"]
+    print(f"TS p50 / Node floor p50:      {ratios['ts_p50_vs_node_floor_p50']:.3f}")
     print(f"TS p50 / reference model p50: {ratios['ts_p50_vs_reference_model_p50']:.3f}")
     print(f"TS 1 MB / Python 1 MB:        {ratios['ts_1mb_vs_python_1mb']:.3f}")
     print(f"TS p50 / Python p50:          {ratios['ts_vs_python_small']:.3f}")

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from studio.engine import process_control, sandbox, worker_runtime
+from studio.engine import hook_preparation, process_control, sandbox, source_version, worker_runtime
 from studio.engine.worker_protocol import MAX_DATAGRAM, WorkerSpec, decode_message, encode_message
 
 # Imported once here so that every worker starts with them already loaded.
@@ -45,14 +45,17 @@ _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
 SPARES = 3
 
 
-# A spare's word that it is isolated and waits for its call.
-_READY = b"ready"
+# Spares that load no hook ahead: a call for another hook, or for one just edited, takes one.
+PLAIN_SPARES = 1
 
 
 class _Spare:
-    def __init__(self, pid: int, channel: socket.socket) -> None:
+    def __init__(self, pid: int, channel: socket.socket, hook: dict[str, Any] | None) -> None:
         self.pid = pid
         self.channel = channel
+        self.hook = hook
+        """The spec whose hook this spare loaded ahead of its call; None for a plain spare."""
+        self.files: list[source_version.FileVersion] = []
         self.ready = False
         self.watched = True
         """Whether the server's selector still waits for the spare's word."""
@@ -61,21 +64,38 @@ class _Spare:
         self.channel.close()
 
 
-def _wait_as_spare(channel: socket.socket, kept: tuple[str, ...] | None) -> NoReturn:
-    """A spare worker: isolated and idle until its one invocation arrives."""
+def _wait_as_spare(
+    channel: socket.socket, kept: tuple[str, ...] | None, hook: dict[str, Any] | None
+) -> NoReturn:
+    """A spare worker: isolated, with ``hook`` loaded if given, and idle until its one
+    invocation arrives."""
+    prepared = None
     try:
         if kept is not None:
             sandbox.enter_call(kept, [channel.fileno()])
         worker_runtime.become_spare([channel.fileno()])
-        channel.send(_READY)
+        if hook is not None:
+            try:
+                prepared = hook_preparation.prepare(WorkerSpec.from_json(hook))
+            except hook_preparation.TooSlow:
+                channel.send(encode_message({"ready": False, "too_slow": True}))
+                os._exit(0)
+            except hook_preparation.EditedWhileLoading:
+                channel.send(encode_message({"ready": False}))
+                os._exit(0)
+        files = prepared.files if prepared is not None else None
+        channel.send(encode_message({"ready": True, "files": files}))
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
         if not data or len(fds) != 4:
             os._exit(0)
-        spec = WorkerSpec.from_json(decode_message(data))
+        call = decode_message(data)
+        if prepared is not None and call != hook:
+            os._exit(0)
+        spec = WorkerSpec.from_json(call)
     except BaseException:
         os._exit(0)
-    worker_runtime.enter_worker(spec, fds)
+    worker_runtime.enter_worker(spec, fds, prepared)
 
 
 def _worker_now(spec: WorkerSpec, fds: list[int], kept: tuple[str, ...] | None) -> NoReturn:
@@ -115,6 +135,10 @@ class ForkServer:
         # The channels of spares that took a call, closed when they end: a channel closed while
         # its ready word is unread would reset the spare's side before it reads its call.
         self.handed: dict[int, _Spare] = {}
+        self.hook: dict[str, Any] | None = None
+        """The spec of the last call: the hook spares load ahead of the next one."""
+        self.too_slow: dict[str, Any] | None = None
+        """A spec whose load took too long to be done ahead (until another one is called)."""
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
@@ -174,6 +198,7 @@ class ForkServer:
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
                 pid = self._fork(functools.partial(_worker_now, spec, fds, self.kept))
+            self._expect(message["spec"])
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
             return
@@ -199,33 +224,64 @@ class ForkServer:
         forked on demand: it comes from this server, which never runs user code, and serves
         exactly one call. Spares are forked when a worker ends, not while one starts, so the
         fork does not compete with a starting worker for the processor."""
+        hook = self.hook if self.hook != self.too_slow else None
         while len(self.spares) < SPARES:
+            plain = sum(1 for spare in self.spares if spare.hook is None)
+            loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept))
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads))
             except OSError:
                 ours.close()
                 return
             finally:
                 theirs.close()
-            spare = _Spare(pid, ours)
+            spare = _Spare(pid, ours, loads)
             self.spares.append(spare)
             self.selector.register(
                 ours, selectors.EVENT_READ, functools.partial(self._on_ready, spare)
             )
 
     def _on_ready(self, spare: _Spare) -> bool:
-        """A spare said it is ready, or its channel closed (it died; the reaper forgets it)."""
+        """A spare said it is ready (and which files its hook's load read), or that the load
+        took too long, or its channel closed (it died; the reaper forgets it)."""
         self._unwatch(spare)
-        with contextlib.suppress(OSError):
-            spare.ready = spare.channel.recv(len(_READY)) == _READY
+        try:
+            word = decode_message(spare.channel.recv(MAX_DATAGRAM))
+        except (OSError, ValueError):
+            return True
+        spare.ready = word.get("ready") is True
+        spare.files = [tuple(version) for version in word.get("files") or []]
+        if word.get("too_slow") is True:
+            self.too_slow = spare.hook
         return True
 
-    def _take_spare(self) -> _Spare | None:
-        """The oldest ready spare; if none is ready yet, the one that will be first."""
-        if not self.spares:
-            return None
-        spare = next((s for s in self.spares if s.ready), self.spares[0])
+    def _expect(self, spec: dict[str, Any]) -> None:
+        """The next call is likely for the same hook: spares made from now on load it ahead,
+        and those that loaded another one go. Plain spares stay until calls take them."""
+        if spec == self.hook:
+            return
+        self.hook = spec
+        for spare in list(self.spares):
+            if spare.hook is not None:
+                self._end_spare(spare)
+
+    def _end_spare(self, spare: _Spare) -> None:
+        process_control.kill_tree(spare.pid)
+        self._forget(spare)
+
+    def _take_spare(self, spec: dict[str, Any]) -> _Spare | None:
+        """A ready spare that loaded this very hook, if none of the files the load read has
+        changed; otherwise the oldest plain spare, ready if one is."""
+        for spare in [s for s in self.spares if s.ready and s.hook == spec]:
+            if source_version.unchanged(spare.files):
+                break
+            self._end_spare(spare)  # it loaded a version edited since
+        else:
+            plain = [s for s in self.spares if s.hook is None]
+            if not plain:
+                return None
+            spare = next((s for s in plain if s.ready), plain[0])
         self.spares.remove(spare)
         self._unwatch(spare)
         return spare
@@ -236,7 +292,7 @@ class ForkServer:
             self.selector.unregister(spare.channel)
 
     def _hand_to_spare(self, spec: dict[str, Any], fds: list[int]) -> int | None:
-        while (spare := self._take_spare()) is not None:
+        while (spare := self._take_spare(spec)) is not None:
             if process_control.stopped(spare.pid):
                 # Stopped by someone else's hook (without the sandbox): it would never answer.
                 process_control.kill_tree(spare.pid)

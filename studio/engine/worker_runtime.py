@@ -22,12 +22,15 @@ import time
 import traceback
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
 from studio.engine.worker_protocol import WorkerSpec, frame, frame_header
+
+if TYPE_CHECKING:
+    from studio.engine.hook_preparation import Prepared
 
 INPUT_FD = 3
 RESULT_FD = 4
@@ -160,7 +163,8 @@ class _Worker:
                 )
         return frames
 
-    def run(self, argument: Any) -> Any:
+    def resolve(self) -> tuple[Path, str]:
+        """The hook's file, and its name as the user knows it."""
         spec = self.spec
         try:
             path = resolve_source_path(
@@ -168,9 +172,18 @@ class _Worker:
             )
         except SourceOutsideWorkspace as exc:
             raise HookFailure("source_outside_workspace", str(exc)) from None
-        label = self.relative(path)
-        module = self.load(path, label)
-        fn = self.function(module, spec.function, label)
+        return path, self.relative(path)
+
+    def run(self, argument: Any, prepared: Prepared | None = None) -> Any:
+        if prepared is None:
+            path, label = self.resolve()
+            module = self.load(path, label)
+        elif prepared.failure is not None:
+            raise prepared.failure
+        else:
+            assert prepared.module is not None
+            module, label = prepared.module, prepared.label
+        fn = self.function(module, self.spec.function, label)
         return self.call(fn, argument)
 
 
@@ -321,15 +334,16 @@ def _read_input() -> Any:
     return payload
 
 
-def run_worker(spec: WorkerSpec) -> NoReturn:
-    """The whole life of a worker after the fork. Never returns."""
-    worker = _Worker(spec)
+def run_worker(spec: WorkerSpec, prepared: Prepared | None = None) -> NoReturn:
+    """The whole life of a worker after the fork, its hook already loaded when ``prepared``.
+    Never returns."""
+    worker = prepared.worker if prepared is not None else _Worker(spec)
     status = 0
     try:
         payload = _read_input()
         argument = _argument(spec, payload)
         try:
-            value = worker.run(argument)
+            value = worker.run(argument, prepared)
         finally:
             worker.extra.update(_extra(argument))
         if worker.nested_failures:
@@ -453,7 +467,7 @@ def _rehearse() -> None:
     process_control.children_of(os.getpid())
 
 
-def enter_worker(spec: WorkerSpec, fds: list[int]) -> NoReturn:
+def enter_worker(spec: WorkerSpec, fds: list[int], prepared: Prepared | None = None) -> NoReturn:
     """Called in a spare worker once its invocation arrives: limits, descriptors, then run."""
     try:
         process_control.limit_memory(spec.memory_bytes)
@@ -468,9 +482,12 @@ def enter_worker(spec: WorkerSpec, fds: list[int]) -> NoReturn:
         os.dup2(result_fd, RESULT_FD)
         for fd in moved:
             os.close(fd)
-        sys.path.insert(0, spec.workspace)
+        if prepared is not None:
+            prepared.replay_output()
+        else:
+            sys.path.insert(0, spec.workspace)
     except BaseException:
         with contextlib.suppress(BaseException):
             os.write(2, traceback.format_exc().encode())
         os._exit(71)
-    run_worker(spec)
+    run_worker(spec, prepared)
