@@ -176,6 +176,7 @@ class EngineBridge(QObject):
         self._store: Any = None
         self._jobs: set[_Delivery] = set()
         self._swap_lock = asyncio.Lock()
+        self._held: list[Callable[[], None]] | None = None
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -293,8 +294,22 @@ class EngineBridge(QObject):
             job._settled.emit(outcome, None)
 
     # ---- other work off the GUI thread --------------------------------------------------------
+    def hold_work(self) -> None:
+        """Keep the work submitted from now on (listings, checks, reads) from starting until
+        :meth:`release_work`: while the window is drawn for the first time, a worker thread
+        would take the interpreter from it."""
+        if self._held is None:
+            self._held = []
+
+    def release_work(self) -> None:
+        """Start the work held since :meth:`hold_work`, in the order it came."""
+        held, self._held = self._held, None
+        for start in held or ():
+            start()
+
     def submit(self, function: Callable[..., Any], *args: Any) -> Job:
-        """Run ``function(*args)`` in a worker thread of the engine."""
+        """Run ``function(*args)`` in a worker thread of the engine (once released, if held:
+        see :meth:`hold_work`)."""
         job = Job(self._release)
         self._keep(job)
 
@@ -309,8 +324,17 @@ class EngineBridge(QObject):
             error = future.exception()
             job._settled.emit(future.result() if error is None else None, error)
 
-        job._future = self._schedule(go())
-        job._future.add_done_callback(done)
+        def start() -> None:
+            if job.cancelled:  # before it began: nothing to run, nothing to say
+                job._settled.emit(None, RuntimeError("cancelled before it began"))
+                return
+            job._future = self._schedule(go())
+            job._future.add_done_callback(done)
+
+        if self._held is not None:
+            self._held.append(start)
+        else:
+            start()
         return job
 
     # ---- shutdown -----------------------------------------------------------------------------
@@ -320,6 +344,8 @@ class EngineBridge(QObject):
             return
         runner = self._runner
         self._runner = None
+        # Work still held is started, and then cancelled with the rest below.
+        self.release_work()
 
         async def close() -> None:
             async with self._swap_lock:

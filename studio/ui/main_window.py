@@ -251,6 +251,8 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self._on_screen:
+            self.bridge.hold_work()  # listings, checks and the records read: after the paint
         # Should no paint reach the window itself (children covering all of it), a moment
         # after it is shown will do.
         QTimer.singleShot(1000, self, self._now_on_screen)
@@ -261,6 +263,7 @@ class MainWindow(QMainWindow):
         if self._on_screen:
             return
         self._on_screen = True
+        self.bridge.release_work()
         self.bridge.warm_up()
 
     # ---- construction --------------------------------------------------------------------

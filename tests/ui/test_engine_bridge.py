@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from studio.core.run_outcome import RunOutcome
 from studio.core.turn_error import TurnError
 from studio.core.workspace.folder import Workspace
 from studio.ui.engine_bridge import STUDIO_TRACEBACK, EngineBridge, Job, RunJob
+
+WAIT_S = 10
 
 
 @pytest.fixture
@@ -150,3 +153,40 @@ def test_a_run_starts_then_finishes_with_its_outcome(
     assert isinstance(outcome, RunOutcome) and outcome.status == "ok"
     assert [kind for kind, _ in said] == ["started", "finished"]
     assert job.handle is not None and job.outcome is outcome
+
+
+def test_held_work_starts_when_released_in_the_order_it_came(
+    qtbot: QtBot, bridge: EngineBridge
+) -> None:
+    ran: list[str] = []
+    bridge.hold_work()
+    first = bridge.submit(ran.append, "first")
+    second = bridge.submit(ran.append, "second")
+    said = heard(second)
+    # Once the engine's loop has taken up what came after them, work not held would have begun.
+    bridge._schedule(asyncio.sleep(0)).result(WAIT_S)
+    QApplication.processEvents()
+    assert ran == [] and not first.done and said == []
+    bridge.release_work()
+    qtbot.waitUntil(lambda: first.done and second.done)
+    assert ran == ["first", "second"]
+    assert said == [("started", None), ("finished", None)]
+    after = bridge.submit(sum, [2, 3])  # released: no longer held
+    with qtbot.waitSignal(after.finished) as finished:
+        pass
+    assert finished.args == [5]
+
+
+def test_held_work_cancelled_before_it_starts_never_runs(
+    qtbot: QtBot, bridge: EngineBridge
+) -> None:
+    ran: list[str] = []
+    bridge.hold_work()
+    job = bridge.submit(ran.append, "never")
+    said = heard(job)
+    job.cancel()
+    bridge.release_work()
+    other = bridge.submit(ran.append, "other")
+    qtbot.waitUntil(lambda: other.done)
+    qtbot.waitUntil(lambda: job.done)  # settled quietly, so the bridge lets it go
+    assert ran == ["other"] and said == []

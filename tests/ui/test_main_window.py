@@ -469,3 +469,23 @@ def test_the_runtimes_warm_up_once_the_window_is_on_screen(
     assert win.open_workspace(sample_workspace)  # on screen: a new workspace warms up at once
     assert len(warmed) == 2 and warmed[1] is win.bridge.runner
     win.close()
+
+
+def test_work_asked_for_while_the_window_is_first_drawn_starts_after_its_paint(
+    qtbot, sample_workspace, tmp_path, monkeypatch
+):
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    monkeypatch.setattr(win.bridge, "warm_up", lambda: None)
+    on_screen: list[bool] = []
+    win.show()
+    assert win.open_workspace(sample_workspace)  # its listings and reads are held too
+    job = win.bridge.submit(lambda: on_screen.append(win._on_screen))
+    with qtbot.waitSignal(job.finished, timeout=WAIT_MS):
+        pass
+    assert on_screen == [True]
+    later = win.bridge.submit(lambda: on_screen.append(win._on_screen))
+    with qtbot.waitSignal(later.finished, timeout=WAIT_MS):
+        pass
+    assert on_screen == [True, True]
+    win.close()
