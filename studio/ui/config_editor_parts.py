@@ -63,14 +63,15 @@ def show_findings(widget: QListWidget, findings: Sequence[Finding], ok_text: str
     """Each finding with its JSON path as tooltip and data, so activating it can go there."""
     widget.clear()
     for finding in findings:
-        mark = "Error: " if finding.severity == "error" else "Warning: "
+        # The marks of the hook editor's findings, so all three editors read alike.
+        mark = "✗ " if finding.severity == "error" else "⚠ "
         item = QListWidgetItem(mark + finding.message)
         item.setToolTip(finding.pointer or "/")
         item.setData(Qt.ItemDataRole.UserRole, finding.pointer)
         item.setData(Qt.ItemDataRole.UserRole + 1, finding.rule)
         widget.addItem(item)
     if not findings:
-        widget.addItem(QListWidgetItem(ok_text))
+        widget.addItem(QListWidgetItem("✓ " + ok_text))
 
 
 def path_picker(tip: str) -> QComboBox:
