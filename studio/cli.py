@@ -493,12 +493,14 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     def schema(p: argparse.ArgumentParser) -> None:
         p.add_argument("name", nargs="?", help="print only this schema")
 
+    from studio.core.contract import merged_checks
     from studio.core.registry import CONTRACTS
 
     checks = {
         check.name: (check.summary, _check_arguments(check.configure), _headless_check(check))
-        for contract in CONTRACTS.values()
-        for check in contract.checks()
+        for check in merged_checks(
+            [c for contract in CONTRACTS.values() for c in contract.checks()]
+        )
     }
     return {
         **checks,

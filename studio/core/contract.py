@@ -154,6 +154,45 @@ class HeadlessCheck:
     configure: Callable[[argparse.ArgumentParser], None]
     check: Callable[[argparse.Namespace, Callable[[str], Any]], tuple[dict[str, Any], bool]]
     """(arguments, read_json) -> (the JSON answer, valid)."""
+    flag: str | None = None
+    """A check of another contract's command (``check-amendment --invocation``): the option
+    that picks it. The command's check without a flag answers when no flag is given."""
+
+
+def merged_checks(checks: list[HeadlessCheck]) -> list[HeadlessCheck]:
+    """One check per command name: the checks that share a name become one command whose
+    options (each check's ``flag``) pick which of them answers."""
+    by_name: dict[str, list[HeadlessCheck]] = {}
+    for check in checks:
+        by_name.setdefault(check.name, []).append(check)
+    return [group[0] if len(group) == 1 else _one_command(group) for group in by_name.values()]
+
+
+def _one_command(group: list[HeadlessCheck]) -> HeadlessCheck:
+    plain = [check for check in group if check.flag is None]
+    if len(plain) != 1:
+        raise ValueError(f"{group[0].name}: one check answers without a flag, and only one")
+    default = plain[0]
+    variants = {check.flag: check for check in group if check.flag is not None}
+
+    def configure(p: argparse.ArgumentParser) -> None:
+        default.configure(p)
+        options = p.add_mutually_exclusive_group()
+        for flag, check in variants.items():
+            options.add_argument(flag, action="store_true", help=check.summary)
+
+    def chosen(args: argparse.Namespace) -> HeadlessCheck:
+        for flag, check in variants.items():
+            if getattr(args, flag.lstrip("-").replace("-", "_"), False):
+                return check
+        return default
+
+    return HeadlessCheck(
+        default.name,
+        default.summary + "".join(f"; {flag}: {c.summary}" for flag, c in variants.items()),
+        configure,
+        lambda args, read: chosen(args).check(args, read),
+    )
 
 
 class Contract(ABC):

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from studio.core.chain.contract import ChainContract
 from studio.core.contract import Contract
+from studio.core.invocation.contract import InvocationContract
 from studio.core.pre_llm.contract import PreLlmContract
 from studio.core.step.contract import StepContract
 
 CONTRACTS: dict[str, Contract] = {
-    contract.name: contract for contract in (PreLlmContract(), StepContract(), ChainContract())
+    contract.name: contract
+    for contract in (PreLlmContract(), StepContract(), ChainContract(), InvocationContract())
 }
 
 DEFAULT_CONTRACT = "pre_llm"

@@ -455,6 +455,8 @@ class NodeRuntime(HookRuntime):
             # Step preparation and chain hooks are module exports, run without ADF's sandbox.
             header["mode"] = "module"
             header["api"] = call.api or "chain"
+            # A contract that judges the value as returned (no snapshot of the step path's).
+            header["raw_result"] = bool(call.options.get("raw_result"))
         started = time.perf_counter()
         host = self._host
         again = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from studio.core.contract import Contract
+from studio.core.contract import Contract, merged_checks
 from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT, contract_names_phrase
 from studio.core.schemas import all_schemas
 
@@ -16,7 +16,7 @@ def test_names_are_unique_and_the_default_is_registered():
     assert DEFAULT_CONTRACT in CONTRACTS
     assert [c.name for c in CONTRACT_LIST] == list(CONTRACTS)
     assert len({c.label for c in CONTRACT_LIST}) == len(CONTRACT_LIST)
-    assert contract_names_phrase() == '"pre_llm", "step" or "chain"'
+    assert contract_names_phrase() == '"pre_llm", "step", "chain" or "invocation"'
 
 
 @pytest.mark.parametrize("contract", CONTRACT_LIST, ids=lambda c: c.name)
@@ -45,5 +45,8 @@ def test_every_contract_schema_is_published():
 
 
 def test_the_checks_have_distinct_command_names():
-    names = [check.name for c in CONTRACT_LIST for check in c.checks()]
+    checks = [check for c in CONTRACT_LIST for check in c.checks()]
+    names = [check.name for check in merged_checks(checks)]
     assert sorted(names) == ["check-amendment", "check-config", "check-request"]
+    # a check that shares its command with another contract's is picked by its flag
+    assert [c.flag for c in checks if c.name == "check-amendment"] == [None, "--invocation"]

@@ -96,7 +96,7 @@ def test_the_agent_config_schema_and_validator_agree(hook, limit):
 
 NEW_SCHEMAS = ("studio_settings", "step_sample", "chain_sample", "amendment_check")
 
-SAMPLE_SCHEMAS = {"pre_llm": "pre_llm_sample", "step": "step_sample", "chain": "chain_sample"}
+SAMPLE_SCHEMAS = {contract.name: contract.sample_schema for contract in CONTRACTS.values()}
 
 
 def chain_config_accepts(value: object) -> bool:
@@ -136,7 +136,7 @@ def test_the_chain_schema_lists_each_built_in_under_its_own_chain():
 def test_the_settings_schema_keeps_the_models_defaults():
     properties = SCHEMAS["studio_settings"]["properties"]
     sections = {c.settings_key for c in CONTRACTS.values() if c.settings_key is not None}
-    assert sections == {"step", "chain", "adf"}
+    assert sections == {"step", "chain", "adf", "invocation"}
     assert set(properties) == set(StudioSettings.model_fields) | sections
     for key, default in StudioSettings().model_dump(mode="json").items():
         assert properties[key]["default"] == default
@@ -153,7 +153,7 @@ def test_each_bundled_sample_validates_against_its_contracts_schema(path):
     jsonschema.Draft202012Validator(SCHEMAS[name]).validate(document)
 
 
-def test_the_bundled_samples_cover_all_three_contracts():
+def test_the_bundled_samples_cover_every_contract():
     contracts = {
         json.loads(p.read_text()).get("contract", "pre_llm")
         for p in (WORKSPACE / "samples").glob("*.json")

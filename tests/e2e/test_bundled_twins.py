@@ -32,6 +32,8 @@ TWINS = {
     "lib/failing.py:activate_unknown_tool": "lib/failing.ts:activateUnknownTool",
     "lib/failing.py:read_undeclared_resource": "lib/failing.ts:readUndeclaredResource",
     "lib/failing.py:misspelt_suffix": "lib/failing.ts:misspeltSuffix",
+    "lib/invocation.py:prepare_invocation": "lib/invocation.ts:prepareInvocation",
+    "lib/invocation.py:refund_step": "lib/invocation.ts:refundStep",
 }
 PYTHON_OF = {ts: py for py, ts in TWINS.items()}
 
@@ -48,6 +50,11 @@ RUNS = [
     ("step-escalated", "lib/failing.py:activate_unknown_tool", "invalid_composition"),
     ("step-escalated", "lib/failing.py:read_undeclared_resource", "resource_read"),
     ("chain-refund", "lib/failing.py:misspelt_suffix", "invalid_result"),
+    ("step-escalated", "lib/invocation.py:refund_step", "ok"),
+    ("invocation-pipeline-review", "lib/invocation.py:prepare_invocation", "ok"),
+    ("invocation-parallel-billing", "lib/invocation.py:prepare_invocation", "ok"),
+    ("invocation-consensus-failing", "lib/invocation.py:prepare_invocation", "exception"),
+    ("invocation-swarm-refund", "lib/invocation.py:prepare_invocation", "invalid_composition"),
 ]
 CHAIN_HOOKS = [py for py in TWINS if py.startswith("lib/chain_hooks.py:")]
 # Samples for a TypeScript hook with no twin: a Python hook has no adf tools to call
@@ -59,7 +66,7 @@ TYPESCRIPT_ONLY = {"support-ticket-context"}
 SLOW = "lib/failing.py:slow_lookup"
 SHORT_TIMEOUT_MS = 1000
 
-VARYING = {"duration_ms", "durationMs", "sealedRequestId"}
+VARYING = {"duration_ms", "durationMs", "sealedRequestId", "previousRequestId"}
 DEFINITION = re.compile(r"^(?:export )?(?:async )?(?:def|function) (\w+)")
 
 
@@ -71,7 +78,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def configured(workspace: Path) -> set[str]:
     agent = json.loads((workspace / "agent.json").read_text())
     settings = json.loads((workspace / "hookstudio.json").read_text())
-    return {agent["pre_llm_hook"]["source"], settings["step"]["source"]}
+    return {
+        agent["pre_llm_hook"]["source"],
+        settings["step"]["source"],
+        settings["invocation"]["source"],
+    }
 
 
 def run_both(*runs: tuple[Path, list[str]]) -> list[dict[str, Any]]:

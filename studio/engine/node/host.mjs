@@ -571,6 +571,7 @@ function startCall(header, input) {
               ? { url, code: transpileModule(url, header.source) }
               : null,
             api: header.api,
+            rawResult: header.raw_result === true,
             root: process.cwd(),
             file,
             path: header.path,
