@@ -295,6 +295,10 @@ def test_the_plan_runs_a_pre_llm_sample_on_the_targets_it_names_and_others_once(
         "support-ticket-context",
         "step-escalated",
         "chain-refund",
+        "invocation-pipeline-review",
+        "invocation-parallel-billing",
+        "invocation-consensus-failing",
+        "invocation-swarm-refund",
     }
     assert plans["support-ticket"].targets == ("main", "researcher", "reviewer", "future-loop")
     assert plans["support-ticket-context"].targets == ("main",)

@@ -57,9 +57,13 @@ def test_the_bundled_workspace_passes_every_test(workspace, tmp_path):
         ("support-ticket-context", "main"),
         ("step-escalated", "main"),
         ("chain-refund", "main"),
+        ("invocation-pipeline-review", "main"),
+        ("invocation-parallel-billing", "main"),
+        ("invocation-consensus-failing", "main"),
+        ("invocation-swarm-refund", "main"),
     }
     assert all(len(case) == 0 for case in found.values())  # no failure, no error
-    assert done.stdout.splitlines()[-1] == "4 samples, 7 cases: 7 passed, 0 failed, 0 errors"
+    assert done.stdout.splitlines()[-1] == "8 samples, 11 cases: 11 passed, 0 failed, 0 errors"
     # Every run went through the runner as `run` does: it is in the records.
     records = studio("records", str(workspace), "--jsonl")
     samples = [json.loads(line)["sample"] for line in records.stdout.splitlines()]
@@ -88,7 +92,7 @@ def test_a_broken_hook_fails_the_cases_it_runs_on(workspace, tmp_path):
     )
     assert "FAIL   main" in done.stdout
     root = ET.parse(junit).getroot()
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "3", "0")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("11", "3", "0")
 
 
 def test_a_hook_that_throws_fails_with_the_turn_error_named(workspace, tmp_path):
@@ -100,7 +104,7 @@ def test_a_hook_that_throws_fails_with_the_turn_error_named(workspace, tmp_path)
     assert done.returncode == 1
     report = json.loads(done.stdout)
     assert report["passed"] is False
-    assert report["totals"] == {"samples": 4, "cases": 7, "passed": 4, "failed": 3, "errors": 0}
+    assert report["totals"] == {"samples": 8, "cases": 11, "passed": 8, "failed": 3, "errors": 0}
     ticket = next(s for s in report["samples"] if s["sample"] == "support-ticket")
     main = ticket["cases"][0]
     assert (main["target"], main["verdict"], main["status"]) == ("main", "fail", "turn_error")

@@ -19,6 +19,7 @@ from studio.core.chain.sample import (
     ChainSample,
     parse_chain_sample,
 )
+from studio.core.invocation.sample import InvocationSample, parse_invocation_sample
 from studio.core.pre_llm.request import validate_request
 from studio.core.registry import CONTRACTS
 from studio.core.step.sample import StepSample, parse_step_sample
@@ -101,6 +102,10 @@ def row_of(model: StructureModel, label: str, parent: QModelIndex | None = None)
 def test_the_list_shows_the_workspace_samples(editor: SampleEditor):
     assert editor.sample_list.model.names == [
         "chain-refund",
+        "invocation-consensus-failing",
+        "invocation-parallel-billing",
+        "invocation-pipeline-review",
+        "invocation-swarm-refund",
         "step-escalated",
         "support-ticket",
         "support-ticket-context",
@@ -254,6 +259,7 @@ def test_each_template_makes_a_valid_sample_of_its_contract(
         "pre_llm": lambda d: validate_request(d["request"]) == [],
         "step": lambda d: isinstance(parse_step_sample(d), StepSample),
         "chain": lambda d: isinstance(parse_chain_sample(d), ChainSample),
+        "invocation": lambda d: isinstance(parse_invocation_sample(d), InvocationSample),
     }
     for contract in CONTRACTS:
         with (
@@ -530,6 +536,10 @@ def test_the_sample_list_keeps_qts_model_rules(
     assert editor.rename_sample(name, "renamed")
     names = [
         "chain-refund",
+        "invocation-consensus-failing",
+        "invocation-parallel-billing",
+        "invocation-pipeline-review",
+        "invocation-swarm-refund",
         "renamed",
         "step-escalated",
         "support-ticket",

@@ -30,6 +30,10 @@ def states(window) -> dict[str, list[str]]:  # noqa: F811
     }
 
 
+def row_of(window, name: str) -> int:  # noqa: F811
+    return [row.name for row in window.test_matrix.model.rows].index(name)
+
+
 def drop_expectations(workspace: Path, name: str) -> None:
     path = workspace / "samples" / f"{name}.json"
     document = json.loads(path.read_text())
@@ -43,13 +47,17 @@ def test_the_matrix_runs_every_sample_on_every_target_and_they_pass(qtbot, windo
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)] == TARGETS
     assert states(window) == {
         "chain-refund": ["pass", "none", "none", "none"],
+        "invocation-consensus-failing": ["pass", "none", "none", "none"],
+        "invocation-parallel-billing": ["pass", "none", "none", "none"],
+        "invocation-pipeline-review": ["pass", "none", "none", "none"],
+        "invocation-swarm-refund": ["pass", "none", "none", "none"],
         "step-escalated": ["pass", "none", "none", "none"],
         "support-ticket": ["pass", "pass", "pass", "pass"],
         # Expectations name only main: the other targets are compared with the run before.
         "support-ticket-context": ["pass", "new", "new", "new"],
     }
     # Each cell says its state in words as well as in colour.
-    index = model.index(2, 0)
+    index = model.index(row_of(window, "support-ticket"), 0)
     assert index.data() == "✓ pass"
     assert index.data(Qt.ItemDataRole.BackgroundRole) is not None
     assert model.index(0, 1).data() == "—"
@@ -59,7 +67,7 @@ def test_the_matrix_runs_every_sample_on_every_target_and_they_pass(qtbot, windo
     assert table.currentIndex().row() == 1  # arrows move between cells
     qtbot.keyClick(table, Qt.Key.Key_Tab)
     assert not table.hasFocus()  # and Tab leaves the table
-    assert window.test_matrix.summary.text() == "7 pass, 3 new"
+    assert window.test_matrix.summary.text() == "11 pass, 3 new"
 
 
 def test_a_broken_hook_fails_the_cells_it_runs_on(qtbot, window, sample_workspace):  # noqa: F811
@@ -69,10 +77,12 @@ def test_a_broken_hook_fails_the_cells_it_runs_on(qtbot, window, sample_workspac
     found = states(window)
     assert found["support-ticket"] == ["fail", "fail", "pass", "pass"]
     assert found["chain-refund"][0] == "pass"
-    cell = window.test_matrix.model.index(2, 0).data(CELL_ROLE)
+    ticket = row_of(window, "support-ticket")
+    cell = window.test_matrix.model.index(ticket, 0).data(CELL_ROLE)
     assert cell.text == "✗ fail"
     assert cell.detail.startswith("/expect/0/result/0: result /system contains: expected ")
-    assert "Always copy" in window.test_matrix.model.index(2, 0).data(Qt.ItemDataRole.ToolTipRole)
+    tip = window.test_matrix.model.index(ticket, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "Always copy" in tip
 
 
 def test_cells_without_expectations_say_whether_the_result_changed(
@@ -98,7 +108,7 @@ def test_cells_without_expectations_say_whether_the_result_changed(
 def test_a_cell_opens_its_run_in_the_run_view(qtbot, window, how):  # noqa: F811
     run_matrix(qtbot, window)
     table = window.test_matrix.table
-    index = window.test_matrix.model.index(2, 1)  # support-ticket on researcher
+    index = window.test_matrix.model.index(row_of(window, "support-ticket"), 1)  # researcher
     table.setCurrentIndex(index)
     with qtbot.waitSignal(window.test_matrix.run_opened, timeout=WAIT_MS) as opened:
         if how == "enter":
