@@ -529,11 +529,16 @@ class HookEditor(QWidget):
         elif not self.findings:
             self.findings_list.addItem(QListWidgetItem("✓ No problems: this hook can be saved"))
         self.save_button.setEnabled(self.valid and not self._read_only)
-        self.save_button.setToolTip(
-            f"Read-only: {self._read_only}"
-            if self._read_only
-            else "Save the hook to the agent config (Ctrl+S)"
-        )
+        blocking = errors(self.findings)
+        if self._read_only:
+            tip = f"Read-only: {self._read_only}"
+        elif blocking:
+            # The Findings list may be scrolled out of view on a small screen.
+            more = f" (and {len(blocking) - 1} more in Findings)" if len(blocking) > 1 else ""
+            tip = f"Cannot save: {blocking[0].message}{more}"
+        else:
+            tip = "Save the hook to the agent config (Ctrl+S)"
+        self.save_button.setToolTip(tip)
 
 
 def config_pointer(finding: Finding, rows: Rows) -> str:

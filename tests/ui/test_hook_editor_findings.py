@@ -201,6 +201,11 @@ def test_a_finding_names_its_place_in_the_config_and_leads_to_its_field(qtbot, w
     assert empty.toolTip() == "/pre_llm_hook/scope"
     # The researcher row is the hook's first loop.
     assert editor.draft.rows[1].name == "researcher"
+    # Save says why it is off, for a screen where Findings is scrolled out of view.
+    assert editor.save_button.toolTip() == (
+        "Cannot save: lib/policy.ts has no function `transfrom`; it has: transform "
+        "(did you mean `transform`?) (and 2 more in Findings)"
+    )
 
     # The list is drawn again on every check, so each item is looked up when it is used.
     editor.findings_list.itemActivated.emit(finding_item(editor, "has no function"))
