@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -53,7 +53,8 @@ class WorkerSpec:
     """The host API the hook sees besides its argument (``adf``, ``step``), if any."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Field by field: dataclasses.asdict deep-copies every value, on every call's path.
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> WorkerSpec:
