@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QScrollArea,
-    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -33,6 +32,7 @@ from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_style import accent, note
 from studio.ui.run_view import CLEARED_TEXT, RunView, status_words
+from studio.ui.window_layout import CurrentPageStack
 
 STORED_TITLE = "Stored record"
 STORED_TIP = (
@@ -110,7 +110,7 @@ class RecordDetail(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         body_layout.addWidget(scroll, 1)
-        self._pages = QStackedWidget()
+        self._pages = CurrentPageStack()
         self._pages.addWidget(self._placeholder)
         self._pages.addWidget(body)
         layout = QVBoxLayout(self)
