@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from PySide6.QtCore import QDate, QLocale, Qt
 
 from studio.core.records.store import RecordSummary
-from studio.core.turn_error import KIND_TITLES
+from studio.core.turn_error import KIND_TITLES, SAMPLE_PROBLEM_KIND
 from studio.ui.contract_views import contract_title
 
 TIME, CONTRACT, HOOK, LOOP, SAMPLE, OUTCOME, DURATION = range(7)
@@ -37,7 +37,10 @@ CLOCK = "%H:%M:%S"
 
 
 def outcome_label(status: str, kind: str | None) -> str:
-    """``ok``, ``not applied``, or ``turn error: <kind>``."""
+    """``ok``, ``not applied``, ``turn error: <kind>``, or ``sample problem: sample_invalid``
+    (a run the sample ended, not the hook)."""
+    if kind == SAMPLE_PROBLEM_KIND:
+        return f"sample problem: {kind}"
     if kind:
         return f"{STATUS_LABELS.get(status, status)}: {kind}"
     return STATUS_LABELS.get(status, status)

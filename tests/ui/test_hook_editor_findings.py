@@ -7,11 +7,12 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QTableView
 
 from studio.core.app_settings import AppSettings
 from studio.core.pre_llm.targets import FREE_NAME_LABEL
 from studio.ui.main_window import MainWindow
+from studio.ui.records_cells import HEADERS
 from studio.ui.target_table import NAME_COLUMN, TARGET_COLUMN
 
 WAIT_MS = 20_000
@@ -139,6 +140,12 @@ def test_a_run_on_an_invalid_sample_shows_a_sample_problem_not_a_turn_error(
     assert error_view.message.text().startswith("samples/misfiled.json /request/messages/2/")
     assert "the hook is not to blame" in error_view.reason.text()
     assert "the hook was not run" in view.diff_message.text()
+
+    # Its record says so too.
+    table = window.records.findChild(QTableView, "recordsTable")
+    outcome_column = HEADERS.index("Outcome")
+    qtbot.waitUntil(lambda: table.model().rowCount() == 1, timeout=WAIT_MS)
+    assert table.model().index(0, outcome_column).data() == "sample problem: sample_invalid"
 
 
 FRESH_TS = "function audit(input: { request: unknown }) { return input.request; }\n"
