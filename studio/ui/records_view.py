@@ -490,7 +490,11 @@ class RecordsView(QWidget):
     def menu_actions(self) -> list[QAction]:
         """The records' commands, for the window's Records menu (their shortcuts still work
         only in the records)."""
+        actions = self.record_actions
         return [
+            actions.rerun_action,
+            actions.sample_action,
+            actions.copy_action,
             self._compare_action,
             self._export_action,
             self._clear_selected_action,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from studio.core.run_outcome import RunOutcome
-from studio.ui.contract_views import AMENDMENT, TIMELINE, result_view
+from studio.ui.contract_views import AMENDMENT, TIMELINE, contract_title, result_view
 from studio.ui.result_diff_sides import DiffSides, chain_sides
 
 Part = Literal["input", "result"]
@@ -48,8 +48,9 @@ def _value(run: ComparedRun, part: Part) -> tuple[Any, str | None]:
         return None, f"Run {run.label} ended in a turn error: it has no result to compare."
     if view == AMENDMENT:
         return None, (
-            "Step-preparation results are amendments, not requests: open each run (Show this "
-            "run) to see its amendment; their effective changes are compared under Run records."
+            f"{contract_title(outcome.contract)} results are amendments, not requests: open "
+            "each run (Show this run) to see its amendment; their effective changes are "
+            "compared under Run records."
         )
     if view == TIMELINE:
         final = outcome.result.get("request") if isinstance(outcome.result, dict) else None

@@ -51,7 +51,9 @@ def sample_file(workspace: Path, name: str) -> dict:
     return json.loads((workspace / "samples" / f"{name}.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("name", ["support-ticket", "step-escalated", "chain-refund"])
+@pytest.mark.parametrize(
+    "name", ["support-ticket", "step-escalated", "chain-refund", "invocation-pipeline-review"]
+)
 def test_each_contract_keeps_the_very_sample_it_ran_on(
     workspace: Path, live: tuple[LiveRunner, RecordStore], name: str
 ) -> None:

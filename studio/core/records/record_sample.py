@@ -102,9 +102,14 @@ def record_sample(record: StoredRecord) -> RecordSample:
             "this run was recorded before the studio kept whole samples: it keeps the chain's "
             "context, not the model responses its sample scripted"
         )
+    if contract == "step":
+        return missing(
+            "this run was recorded before the studio kept whole samples: it keeps the step's "
+            "context, not the baseline and resources its sample gave"
+        )
     return missing(
-        "this run was recorded before the studio kept whole samples: it keeps the step's "
-        "context, not the baseline and resources its sample gave"
+        "this run was recorded before the studio kept whole samples: it keeps what the hook "
+        "was given, not the rest of its sample"
     )
 
 
@@ -113,7 +118,9 @@ def _is_whole_sample(value: dict[str, Any], contract: str) -> bool:
         return "request" in value and "messages" not in value
     if contract == "chain":
         return "context" in value
-    return "baseline" in value or "step" in value
+    if contract == "step":
+        return "baseline" in value or "step" in value
+    return value.get("contract") == contract
 
 
 def _ordered(document: dict[str, Any]) -> dict[str, Any]:
