@@ -5,7 +5,8 @@ under ``TYPE_CHECKING``):
 - studio.core imports neither studio.engine nor studio.ui;
 - studio.engine imports no studio.ui;
 - the contract packages (each package under studio/core with a ``contract.py``, and each package
-  studio/core/registry.py imports a contract from) do not import each other.
+  studio/core/registry.py imports a contract from) do not import each other, except those a
+  package names in ``BUILDS_ON`` in its ``__init__.py``, and never in a cycle.
 """
 
 from __future__ import annotations
@@ -163,13 +164,34 @@ def test_engine_imports_no_ui():
 
 
 def test_the_contract_packages_are_found():
-    assert {"studio.core.pre_llm", "studio.core.step", "studio.core.chain"} <= contract_packages()
+    found = contract_packages()
+    assert {"studio.core.pre_llm", "studio.core.step", "studio.core.chain"} <= found
+    assert "studio.core.invocation" in found
+
+
+def builds_on(package: str) -> set[str]:
+    """The contract packages ``package`` declares it builds on (``BUILDS_ON`` in its
+    ``__init__.py``, a tuple of module names)."""
+    init = CORE / package.rpartition(".")[2] / "__init__.py"
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "BUILDS_ON" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
 
 
 @pytest.mark.parametrize("package", sorted(contract_packages()))
 def test_a_contract_package_imports_no_other_contract_package(package: str):
-    others = contract_packages() - {package}
+    others = contract_packages() - {package} - builds_on(package)
     assert_none(violations(imports_of(CORE / package.rpartition(".")[2]), others))
+
+
+@pytest.mark.parametrize("package", sorted(contract_packages()))
+def test_a_contract_builds_only_on_contracts_that_do_not_build_on_it(package: str):
+    declared = builds_on(package)
+    assert declared <= contract_packages() - {package}
+    assert all(package not in builds_on(other) for other in declared)
 
 
 # ---- the import reader itself -----------------------------------------------------------------

@@ -32,9 +32,31 @@ HookApi = Literal["adf", "step"]
 """What the host lends a hook besides its argument: ``adf`` is the pre-LLM module global
 ``adf`` (``sys_lambda``), ``step`` the step context's resource reads."""
 
-ResultView = Literal["request", "amendment", "timeline"]
+ResultView = Literal["request", "amendment", "timeline", "layers"]
 """How the interface shows a contract's result: a request diffed against the input, an
-amendment beside its effective change, or a timeline of hooks."""
+amendment beside its effective change, a timeline of hooks, or layers of decisions (each an
+amendment beside what it produced, and its record) as :meth:`Contract.layers` lists them."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One decision of a layered run, as the interface lists it: what was asked (``asked``),
+    what it produced (``produced``), its record when one is kept, and how it ended."""
+
+    name: str
+    """``invocation``, ``step 0 (initial)``."""
+    status: str
+    """``accepted``, ``failed: <rule or reason>``, ``not run``."""
+    asked: Any
+    produced: Any
+    record: Any = None
+    asked_title: str = "Amendment (what the hook returned)"
+    produced_title: str = "Effective change (the studio's view)"
+    record_title: str = "Decision record, exactly as recorded"
+    record_note: str = ""
+    links: tuple[str | None, str | None] = (None, None)
+    """(the request sealed before it, the request it sealed), as the reference links them."""
+    failed: bool = False
 
 
 @dataclass(frozen=True)
@@ -272,6 +294,10 @@ class Contract(ABC):
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         """Lines of ``hook-studio run``'s text report that only this contract has."""
+        return []
+
+    def layers(self, outcome: RunOutcome) -> list[Layer]:
+        """The decisions of a run in the order they were made, for the ``layers`` view."""
         return []
 
 

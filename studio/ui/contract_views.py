@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studio.core.contract import Contract
+from studio.core.contract import Contract, Layer
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.ui.result_diff_sides import DiffSides, chain_sides
 
-REQUEST, AMENDMENT, TIMELINE = "request", "amendment", "timeline"
+REQUEST, AMENDMENT, TIMELINE, LAYERS = "request", "amendment", "timeline", "layers"
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,8 @@ class ResultWords:
 
     result: str
     given: str
+    unrecorded: str = "No decision record: the run ended before the hook was called."
+    """What the Decision record tab says for a run without one."""
 
 
 _WORDS = {
@@ -35,6 +37,12 @@ _WORDS = {
     TIMELINE: ResultWords(
         "The chain run: final request, response, timeline and model calls",
         "The request context before the chain",
+    ),
+    LAYERS: ResultWords(
+        "The decisions, layer by layer, and what each produced",
+        "The context of the first layer (what its hook was given)",
+        "No decision record: only the decisions of sealed requests are journaled, and this run "
+        "sealed none. The Layers tab shows each decision.",
     ),
 }
 _GENERIC_WORDS = ResultWords("What the hook returned", "What the hook was given")
@@ -91,3 +99,11 @@ def hook_text(outcome: RunOutcome) -> str | None:
     where = f" at {failed.chain}[{failed.position}]" if failed.chain is not None else ""
     text = f"{failed.source}:{failed.function}{where}"
     return f"{subject}, {text}" if subject else text
+
+
+def layers(outcome: RunOutcome) -> list[Layer]:
+    """The decisions of a run of a contract with the ``layers`` view; [] for any other."""
+    contract = contract_of(outcome.contract)
+    if contract is None or result_view(outcome) != LAYERS:
+        return []
+    return contract.layers(outcome)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import ChainStep, RunOutcome
-from studio.ui.contract_views import AMENDMENT, TIMELINE, result_view
+from studio.ui.contract_views import AMENDMENT, TIMELINE, result_view, result_words
 from studio.ui.result_json_tree import JsonTreeView, preview
 from studio.ui.result_style import heading, note, tint
 
@@ -243,7 +243,7 @@ class DecisionRecordView(QWidget):
             self._show_amendment(outcome)
             return
         if not outcome.decision_record:
-            self.clear("No decision record: the run ended before the hook was called.")
+            self.clear(result_words(outcome).unrecorded)
             return
         self.record_title.setText(RECORD_TITLE)
         self.record_note.setText(_record_note(outcome))

@@ -27,13 +27,21 @@ from PySide6.QtWidgets import (
 
 from studio.core.run_outcome import ChainStep, RunOutcome
 from studio.core.sample_findings import NOT_RUN, SAMPLE_PROBLEM, hook_started, is_sample_problem
-from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view, result_words
+from studio.ui.contract_views import (
+    AMENDMENT,
+    diff_sides,
+    hook_text,
+    layers,
+    result_view,
+    result_words,
+)
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.result_calls_view import CallsView, calls_title, calls_trouble
 from studio.ui.result_decision_view import DecisionRecordView, amendment_summary, step_name
 from studio.ui.result_diff_view import DiffCache, RequestDiffView
 from studio.ui.result_error_view import TurnErrorView
 from studio.ui.result_json_tree import JsonTreeView
+from studio.ui.result_layers_view import LayersView
 from studio.ui.result_output_view import OutputView
 from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE, ProviderView
 from studio.ui.result_style import accent, heading, note, set_accent
@@ -158,7 +166,8 @@ class RunView(QWidget):
         self.diff_message.setObjectName("diffMessage")
         self.diff_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.diff_stack = CurrentPageStack()
-        for page in (self.diff_view, self.amendment_diff, self.diff_message):
+        self.layers_view = LayersView()
+        for page in (self.diff_view, self.amendment_diff, self.layers_view, self.diff_message):
             self.diff_stack.addWidget(page)
         self.decision = DecisionRecordView()
         self.error_view = TurnErrorView()
@@ -301,6 +310,15 @@ class RunView(QWidget):
 
     # ---- the diff -----------------------------------------------------------------------------
     def _show_diff(self, outcome: RunOutcome) -> None:
+        decisions = layers(outcome)
+        self.tabs.setTabText(TAB_DIFF, "Layers" if decisions else TAB_TITLES[TAB_DIFF])
+        if decisions:
+            # A layered run shows its decisions whatever the end: a later layer may be the one
+            # that failed.
+            self.diff_view.clear()
+            self.layers_view.show_layers(decisions)
+            self.diff_stack.setCurrentWidget(self.layers_view)
+            return
         message = self._no_diff_text(outcome)
         if message is None and result_view(outcome) == AMENDMENT:
             self.diff_view.clear()

@@ -13,6 +13,7 @@ from studio.core.contract import (
     Contract,
     HeadlessCheck,
     HookCall,
+    Layer,
     RunJob,
     RunStopped,
     tool_list_names,
@@ -63,7 +64,7 @@ class InvocationContract(Contract):
     name = "invocation"
     label = "invocation preparation"
     title = "Invocation preparation"
-    result_view = "amendment"
+    result_view = "layers"
     sample_schema = "invocation_sample"
     settings_key = "invocation"
     new_sample_stem = "new-invocation"
@@ -235,6 +236,9 @@ class InvocationContract(Contract):
             return None
         return f"invocation hook, then the step hook on {len(steps)} child step(s)"
 
+    def layers(self, outcome: RunOutcome) -> list[Layer]:
+        return invocation_layers(outcome)
+
     def describe(self, outcome: RunOutcome) -> list[str]:
         result = outcome.result if isinstance(outcome.result, dict) else {}
         lines: list[str] = []
@@ -257,6 +261,57 @@ class InvocationContract(Contract):
             elif step.get("turn_error"):
                 lines.append(f"  step {step['index']} ({step['reason']}): failed")
         return lines
+
+
+def invocation_layers(outcome: RunOutcome) -> list[Layer]:
+    """The invocation's decision, then each of the child's step decisions on top of it."""
+    result = outcome.result if isinstance(outcome.result, dict) else None
+    if result is None:
+        return []
+    error = outcome.turn_error
+    child = result.get("childBaseline")
+    invocation_error = error if child is None else None
+    rule = invocation_error.details.get("rule") if invocation_error is not None else None
+    layers = [
+        Layer(
+            name="invocation",
+            status="accepted" if child is not None else f"failed: {rule or 'callback'}",
+            asked=result.get("amendment"),
+            produced=outcome.effective if child is not None else None,
+            produced_title=CHILD_TITLE,
+            record_note=NOT_JOURNALED,
+            failed=child is None,
+        )
+    ]
+    for step in result.get("steps") or []:
+        record = step.get("decision_record")
+        step_error = step.get("turn_error") or {}
+        failed_rule = (step_error.get("details") or {}).get("rule") or step_error.get("reason")
+        layers.append(
+            Layer(
+                name=f"step {step.get('index')} ({step.get('reason')})",
+                status="accepted" if record else f"failed: {failed_rule}",
+                asked=step.get("amendment"),
+                produced=step.get("effective"),
+                record=record,
+                record_note=""
+                if record
+                else "No record: the request was not sealed, because the preparation failed.",
+                links=(
+                    step.get("previousRequestId"),
+                    record.get("sealedRequestId") if record else None,
+                ),
+                failed=not record,
+            )
+        )
+    return layers
+
+
+CHILD_TITLE: Final = "Child baseline (what the invocation produced)"
+NOT_JOURNALED: Final = (
+    "No decision record: the reference does not journal an invocation decision; the studio "
+    "shows its amendment and the child baseline here only."
+)
 
 
 def _check_arguments(p: argparse.ArgumentParser) -> None:
