@@ -65,6 +65,8 @@ def run_json(script: str, args: Iterable[str]) -> dict[str, Any]:
 
 
 def ms(value: float) -> str:
+    if value < 1:
+        return f"{value:.3f} ms"
     return f"{value:.1f} ms" if value < 100 else f"{value:.0f} ms"
 
 
@@ -204,7 +206,7 @@ def gui_rows(runs: int) -> list[Row]:
             at_most(figures["paint_ratio"], 2.0),
         ),
         Row(
-            f"4 longest GUI stall, {figures['sample_bytes'] / MB:.0f} MB run",
+            f"4 longest GUI stall, {figures['sample_bytes'] / MB:.1f} MB run",
             ms(stall),
             "",
             stall / 50,
@@ -219,7 +221,9 @@ def node_rows(n: int, rounds: int) -> list[Row]:
     small = figures["ts_small"]
     floor = figures.get("node_floor") or figures.get("floor_small")
     if floor:
-        ratio = small["p50_ms"] / floor["p50_ms"]
+        ratio = figures.get("ratios", {}).get(
+            "ts_p50_vs_node_floor_p50", small["p50_ms"] / floor["p50_ms"]
+        )
         return [
             Row(
                 "6 TypeScript trivial hook p50",
