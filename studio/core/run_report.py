@@ -93,6 +93,9 @@ def describe_outcome(outcome: RunOutcome) -> str:
                 lines.append(f"      {frame.code}")
         if error.exit and (error.exit.code is not None or error.exit.signal):
             lines.append(f"  worker exit: {error.exit.signal or error.exit.code}")
+        # A layered run may fail in a later layer: say which decisions stood before it.
+        for layer in contract.layers(outcome):
+            lines.append(f"  {layer.name}: {layer.status}")
     for warning in outcome.warnings:
         lines.append(f"  warning {warning['path']}: {warning['message']}")
     lines.extend(call_lines(outcome.calls))

@@ -96,3 +96,18 @@ class TestRun:
         done = studio("run", str(target), "--sample", "invocation-consensus-failing")
         assert done.returncode == 3
         assert "Request preparation failed: callback." in done.stdout
+
+    def test_a_failed_layer_is_named_with_the_decisions_before_it(self, tmp_path):
+        target = tmp_path / "ws"
+        shutil.copytree(BUNDLED_WORKSPACE, target, ignore=shutil.ignore_patterns(".hookstudio"))
+        done = studio("run", str(target), "--sample", "invocation-swarm-refund")
+        assert done.returncode == 3
+        lines = done.stdout.splitlines()
+        assert lines[0].startswith(
+            "Turn error (invalid_composition, reason callback): child step 1:"
+        )
+        assert lines[2:5] == [
+            "  invocation: accepted",
+            "  step 0 (initial): accepted",
+            "  step 1 (tool-result): failed: V9",
+        ]
