@@ -111,3 +111,20 @@ class TestRun:
             "  step 0 (initial): accepted",
             "  step 1 (tool-result): failed: V9",
         ]
+
+
+def test_batch_checks_take_the_invocation_flag():
+    lines = [
+        {"baseline": BASELINE, "amendment": []},
+        {"baseline": BASELINE, "amendment": {"use": {"remove": [{"id": "desk"}]}}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "studio", "check-amendment", "--invocation", "--batch"],
+        input="\n".join(json.dumps(line) for line in lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(a["line"], a["valid"]) for a in answers] == [(1, False), (2, True)]
+    assert answers[0]["error"]["rule"] == "V1"
