@@ -87,9 +87,17 @@ class Runner:
         # A sample that did not change is the same parsed document (the workspace keeps it while
         # the file is unchanged), so it is checked once however many times it runs.
         self._parsed: IdentityCache[Any] = IdentityCache(8)
+        self._warming: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def close(self) -> None:
-        """End the runtimes, once the records of the runs so far are written."""
+        """End the runtimes, once the records of the runs so far are written. A warm-up still
+        under way is stopped, not waited for: a runtime's start undoes itself at any stage."""
+        self._closed = True
+        warming, self._warming = self._warming, None
+        if warming is not None and not warming.done():
+            warming.cancel()
+            await asyncio.wait([warming])
         runtimes, self._runtimes = list(self._runtimes.values()), {}
         for runtime in runtimes:
             await runtime.close()
@@ -99,6 +107,9 @@ class Runner:
     async def _runtime(self, kind: type[HookRuntime], settings: StudioSettings) -> HookRuntime:
         """The runtime instance for these settings; a change of environment or sandbox starts a
         new one."""
+        if self._closed:
+            # A runtime made now would outlive the runner: nothing would ever end its processes.
+            raise RunStopped(turn_error("cancelled", "the workspace was closed"))
         plan = self._sandbox_plan(settings)
         runtime = self._runtimes.get(kind)
         if runtime is None or not runtime.serves(settings, plan):
@@ -139,7 +150,15 @@ class Runner:
         )
 
     async def warm_up(self) -> None:
-        """Get every runtime ready ahead of the first run."""
+        """Get every runtime ready ahead of the first run; :meth:`close` may stop it midway."""
+        if self._closed:
+            return
+        if self._warming is None or self._warming.done():
+            self._warming = asyncio.ensure_future(self._start_runtimes())
+        # Shielded: a caller that stops waiting does not stop the warm-up; close() does.
+        await asyncio.shield(self._warming)
+
+    async def _start_runtimes(self) -> None:
         settings = self._settings()
         for kind in RUNTIMES:
             await (await self._runtime(kind, settings)).start()

@@ -315,6 +315,13 @@ class WorkerHost:
         self._pump = loop.create_task(self._read_events(ours))
         try:
             await asyncio.wait_for(asyncio.shield(self._ready), _START_TIMEOUT_S)
+        except asyncio.CancelledError:
+            # A start given up (its workspace closed): the server has run nothing, and waiting
+            # for it to notice the stop could take as long as the start it is still making.
+            self._ready.cancel()
+            process_control.kill_tree(self._process.pid)
+            await self._stop_server()
+            raise
         except _SandboxBroken:
             raise
         except (TimeoutError, ForkServerUnavailable) as exc:

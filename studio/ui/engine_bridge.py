@@ -206,7 +206,7 @@ class EngineBridge(QObject):
         self._store = store
 
         async def swap() -> None:
-            # One swap at a time: a runner must not be closed while it is still starting.
+            # One swap at a time; closing a runner stops its warm-up, whatever stage it is in.
             async with self._swap_lock:
                 if old is not None:
                     await old.close()
@@ -223,8 +223,10 @@ class EngineBridge(QObject):
 
         async def warm() -> None:
             async with self._swap_lock:
-                if runner is self._runner:  # a workspace opened since has its own runner
-                    await runner.warm_up()
+                pass  # after the runner before it is closed, so the two do not start at once
+            # Not under the lock: a close or a swap must be able to stop the warm-up midway.
+            if runner is self._runner:  # a workspace opened since has its own runner
+                await runner.warm_up()
 
         self._schedule(warm())
 

@@ -58,6 +58,21 @@ def named(pids: set[int], name: str) -> set[int]:
     return found
 
 
+def running_with(pids: set[int], argument: str) -> set[int]:
+    """The processes among ``pids`` whose command line has ``argument`` in one of its words
+    (a program started with ``python -c`` is told apart by its code)."""
+    found = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if any(argument in word for word in words):
+            found.add(pid)
+    return found
+
+
 def wait_for(condition: Callable[[], object], timeout: float = 60) -> None:
     """Poll ``condition`` until it holds; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
