@@ -33,8 +33,7 @@ from studio.core.invocation.sample import (
 )
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import SourceRef, parse_source_ref
-from studio.core.step.contract import StepContract
-from studio.core.step.contract import _worker_failure as _step_worker_failure
+from studio.core.step.contract import StepContract, preparation_worker_failure
 from studio.core.step.settings import (
     MODULE_EXTENSIONS,
     StepSettings,
@@ -186,7 +185,7 @@ class InvocationContract(Contract):
         step_ref = step_source_ref(step_source)
         step_hook = HookRef(source=step_ref.path, function=step_ref.function, contract="step")
         layered = await run_child_steps(
-            parsed, verdict.child, step_source, step_hook, call_hook, _step_worker_failure
+            parsed, verdict.child, step_source, step_hook, call_hook, preparation_worker_failure
         )
         result["steps"] = layered.steps
         output["stdout"] += layered.stdout

@@ -29,8 +29,8 @@ from studio.core.step.amendment import (
     V1,
     AmendmentPlan,
     UnreadableAmendment,
-    _keep_support_tool_active,
     error_for,
+    keep_support_tool_active,
     plan_amendment,
 )
 from studio.core.step.baseline import StepBaseline, shown_value
@@ -102,7 +102,7 @@ def plan_invocation(
     if not sets_active and not isinstance(snap, UnreadableAmendment):
         inherited = merged.active_tools
         plan.active_tools = None if inherited is None else list(inherited)
-        _keep_support_tool_active(plan)
+        keep_support_tool_active(plan)
     return plan
 
 

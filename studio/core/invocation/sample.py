@@ -56,8 +56,8 @@ from studio.core.step.sample_stats import (
     ModelCallStats,
     ScopeStats,
     UsageStats,
-    _count,
-    _parse_scope,
+    parse_count,
+    parse_scope,
 )
 
 CONTRACT: Final = "invocation"
@@ -329,7 +329,7 @@ def _position(kind: str, value: Any, at: Path, findings: list[Finding]) -> dict[
             findings.append(
                 _finding((*at, key_part(key)), f"unknown {at[-1]} field {key_text(key)}")
             )
-    index = _count(value, "index", at, findings)
+    index = parse_count(value, "index", at, findings)
     if "index" not in value:
         findings.append(_finding((*at, "index"), f"composition.{at[-1]}.index is required"))
     if "name" in allowed:
@@ -424,9 +424,9 @@ def _stats(value: Any, findings: list[Finding]) -> InvocationStats | None:
     moment = value.get("at")
     if "at" in value and not isinstance(moment, str):
         findings.append(must_be((*at, "at"), "a timestamp string", moment))
-    cursor = _count(value, "cursor", at, findings)
-    run = _parse_scope(value["run"], (*at, "run"), findings) if "run" in value else None
-    root = _parse_scope(value["root"], (*at, "root"), findings) if "root" in value else None
+    cursor = parse_count(value, "cursor", at, findings)
+    run = parse_scope(value["run"], (*at, "run"), findings) if "run" in value else None
+    root = parse_scope(value["root"], (*at, "root"), findings) if "root" in value else None
     if errors(findings[start:]) or cursor is None or run is None or root is None:
         return None
     return InvocationStats(

@@ -237,7 +237,7 @@ def plan_amendment(
         input_budget=None if baseline.input_budget is None else baseline.input_budget.to_json(),
     )
     if snap is None:
-        _keep_support_tool_active(plan)
+        keep_support_tool_active(plan)
         return plan
     if isinstance(snap, UnreadableAmendment):
         plan.findings.append(Finding(snap.path, snap.problem, UNREADABLE))
@@ -504,10 +504,10 @@ def _apply_tools(plan: AmendmentPlan, snap: dict[str, Any]) -> None:
                         V9,
                     )
                 )
-    _keep_support_tool_active(plan)
+    keep_support_tool_active(plan)
 
 
-def _keep_support_tool_active(plan: AmendmentPlan) -> None:
+def keep_support_tool_active(plan: AmendmentPlan) -> None:
     """The offload support tool stays active whatever the active list says, when it exists."""
     active = plan.active_tools
     present = OFFLOAD_SUPPORT_TOOL in plan.tools

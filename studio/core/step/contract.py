@@ -139,7 +139,10 @@ class StepContract(Contract):
         output = reply.output_fields(hook)
         if reply.error is not None:
             return RunOutcome(
-                status="turn_error", turn_error=_worker_failure(reply.error), **base, **output
+                status="turn_error",
+                turn_error=preparation_worker_failure(reply.error),
+                **base,
+                **output,
             )
         decision = decide_step(
             parsed,
@@ -203,7 +206,7 @@ def _is_preparation_reason(value: object) -> TypeGuard[PreparationReason]:
     return value in _PREPARATION_REASONS
 
 
-def _worker_failure(error: TurnError) -> TurnError:
+def preparation_worker_failure(error: TurnError) -> TurnError:
     """A worker failure in preparation terms: the reference's error beside the user's story."""
     contract_error = error.details.get("contract_error") or {}
     common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})

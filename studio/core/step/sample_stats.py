@@ -151,8 +151,8 @@ def parse_stats(
     at_time = value.get("at")
     if "at" in value and not isinstance(at_time, str):
         findings.append(must_be((*at, "at"), "a timestamp string", at_time))
-    cursor = _count(value, "cursor", at, findings)
-    step_index = _count(value, "stepIndex", at, findings)
+    cursor = parse_count(value, "cursor", at, findings)
+    step_index = parse_count(value, "stepIndex", at, findings)
     if step_index is not None and index is not None and step_index != index:
         findings.append(
             sample_finding(
@@ -205,8 +205,8 @@ def parse_stats(
                         )
                     )
 
-    run = _parse_scope(value.get("run"), (*at, "run"), findings) if "run" in value else None
-    root = _parse_scope(value.get("root"), (*at, "root"), findings) if "root" in value else None
+    run = parse_scope(value.get("run"), (*at, "run"), findings) if "run" in value else None
+    root = parse_scope(value.get("root"), (*at, "root"), findings) if "root" in value else None
     if run is not None:
         started = run.model_calls.started
         if reason == "initial" and started != 0:
@@ -251,7 +251,7 @@ def parse_stats(
     )
 
 
-def _parse_scope(value: Any, at: Path, findings: list[Finding]) -> ScopeStats | None:
+def parse_scope(value: Any, at: Path, findings: list[Finding]) -> ScopeStats | None:
     if not isinstance(value, dict):
         findings.append(must_be(at, "an object with usage and modelCalls", value))
         return None
@@ -294,7 +294,7 @@ def _parse_scope(value: Any, at: Path, findings: list[Finding]) -> ScopeStats | 
                         )
                     )
                     continue
-                count = _count(raw_calls, key, where, findings)
+                count = parse_count(raw_calls, key, where, findings)
                 if count is not None:
                     calls[key] = count
             ended = sum(calls.get(k, 0) for k in ("succeeded", "failed", "cancelled"))
@@ -367,7 +367,7 @@ def _parse_usage(value: Any, at: Path, findings: list[Finding]) -> UsageStats | 
                     "unknown token count is absent, never zero",
                 )
             )
-        counts[key] = _count(value, key, at, findings)
+        counts[key] = parse_count(value, key, at, findings)
     if errors(findings[start:]):
         return None
     assert _is_coverage(tokens) and _is_coverage(cost)  # a level that is not one is an error above
@@ -380,7 +380,7 @@ def _parse_usage(value: Any, at: Path, findings: list[Finding]) -> UsageStats | 
     )
 
 
-def _count(value: dict[str, Any], key: str, at: Path, findings: list[Finding]) -> int | None:
+def parse_count(value: dict[str, Any], key: str, at: Path, findings: list[Finding]) -> int | None:
     if key not in value:
         return None
     raw = value[key]
