@@ -9,6 +9,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from studio.core.json.deep import deep_json
 from studio.core.records.store import RecordStore
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
-from tests.support.workspaces import REQUEST
+from tests.support.workspaces import REQUEST, make_workspace
 
 PY_HOOKS = """
 def surrogate_result(payload):
@@ -87,6 +88,14 @@ class RecordingRunner:
         self.loop.run_until_complete(self.runner.close())
         self.loop.close()
         self.store.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    # JSON.stringify with an indent builds each level's indentation before it overflows, which
+    # takes seconds on a loaded machine: the hooks here are judged on what they return, never on
+    # their time.
+    return make_workspace(tmp_path / "ws", timeout_ms=30_000)
 
 
 @pytest.fixture
