@@ -10,14 +10,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QTableView
 
 from studio.core.contract import CallHook, Contract, Layer, RunJob
 from studio.core.findings import Finding
+from studio.core.records.store import RecordStore
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
 from studio.ui.engine_bridge import EngineBridge
+from studio.ui.record_detail import RecordDetail
+from studio.ui.records_cells import CONTRACT
+from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.run_view import TAB_DECISION, TAB_DIFF, TAB_ERROR
 
@@ -166,3 +171,31 @@ def test_any_contract_naming_the_layers_view_is_shown_by_it(qtbot, panel, monkey
     view = panel.run.layers_view
     assert view.asked.model.value == {"ask": 2}  # the failed layer is selected
     assert not view.produced_box.isEnabled()
+
+
+def test_a_stored_layered_run_shows_its_layers_in_the_records(qtbot, sample_workspace):
+    outcome = run(sample_workspace, "invocation-pipeline-review")
+    bridge = EngineBridge()
+    with RecordStore.open(sample_workspace) as store:
+        store.add(outcome)
+        view = RecordsView(bridge)
+        qtbot.addWidget(view)
+        view.resize(1300, 480)
+        view.show()
+        try:
+            view.set_store(store)
+            table = view.findChild(QTableView, "recordsTable")
+            detail = view.findChild(RecordDetail, "recordDetail")
+            assert table is not None and detail is not None
+            qtbot.waitUntil(lambda: table.model().rowCount() == 1)
+            assert table.model().index(0, CONTRACT).data() == "invocation preparation"
+            table.selectRow(0)
+            qtbot.waitUntil(lambda: detail.run_id == outcome.run_id)
+            qtbot.waitUntil(lambda: detail.run.diff_ready)
+            assert detail.run.tabs.tabText(TAB_DIFF) == "Layers"
+            layers = detail.run.layers_view
+            assert layers.table.topLevelItemCount() == 3
+            assert layers.produced.model.value["model"] == "review-model"
+        finally:
+            view.set_store(None)
+            bridge.shutdown()
