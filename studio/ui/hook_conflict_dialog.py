@@ -1,5 +1,6 @@
-"""The question asked when the hook was changed both outside the studio and in the editor: the
-two versions side by side as a diff, and Keep mine / Take theirs / Cancel."""
+"""The question asked when a hook (the pre-LLM hook of the agent file, or the step hook or the
+chains of hookstudio.json) was changed both outside the studio and in its editor: the two
+versions side by side as a diff, and Keep mine / Take theirs / Cancel."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.workspace.hook_merge import HookMerge, hook_diff
+from studio.core.workspace.hook_merge import NO_HOOK_TEXT, HookMerge, hook_diff
 from studio.ui.result_style import heading, note, tint
 
 
@@ -45,15 +46,24 @@ class HookConflictDialog(QDialog):
     TAKE_THEIRS = 3
 
     def __init__(
-        self, label: str, merge: HookMerge, *, saving: bool, parent: QWidget | None = None
+        self,
+        label: str,
+        merge: HookMerge,
+        *,
+        saving: bool,
+        parent: QWidget | None = None,
+        what: str = "pre-LLM hook",
+        absent: str = NO_HOOK_TEXT,
     ) -> None:
+        """``label`` names the file, ``what`` the part of it in question; ``absent`` stands
+        for a version in which the file has no such part."""
         super().__init__(parent)
         self.setObjectName("hookConflictDialog")
-        self.setWindowTitle("The hook changed in two places")
+        self.setWindowTitle(f"The {what} changed in two places")
         self.merge = merge
 
         intro = heading(
-            f"The pre-LLM hook in {label} was changed outside the studio, and you have changed "
+            f"The {what} in {label} was changed outside the studio, and you have changed "
             "it too. Which version should stay?"
         )
         explain = note(
@@ -65,7 +75,9 @@ class HookConflictDialog(QDialog):
         self.diff.setReadOnly(True)
         self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        diff = hook_diff(merge.theirs, merge.ours, f"{label} (changed outside)", "yours (unsaved)")
+        diff = hook_diff(
+            merge.theirs, merge.ours, f"{label} (changed outside)", "yours (unsaved)", absent
+        )
         # The whole hook is one hunk: its line numbers say nothing here.
         shown = [line for line in diff.splitlines() if not line.startswith("@@")]
         self._highlighter = _DiffHighlighter(self.diff.document())
@@ -74,12 +86,12 @@ class HookConflictDialog(QDialog):
         buttons = QDialogButtonBox()
         self.keep_button = QPushButton("&Keep mine")
         self.keep_button.setToolTip(
-            f"Write your hook to {label}, over the one changed outside"
+            f"Write your {what} to {label}, over the one changed outside"
             if saving
-            else f"Keep editing your hook; saving writes it to {label}"
+            else f"Keep editing your {what}; saving writes it to {label}"
         )
         self.take_button = QPushButton("&Take theirs")
-        self.take_button.setToolTip(f"Show the hook from {label}; Undo brings your version back")
+        self.take_button.setToolTip(f"Show the {what} from {label}; Undo brings your version back")
         self.cancel_button = buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.cancel_button.setToolTip("Decide later: nothing is written, your edits stay")
         buttons.addButton(self.keep_button, QDialogButtonBox.ButtonRole.AcceptRole)

@@ -8,6 +8,10 @@ editor on show.
 
 Unsaved edits are kept for recovery as the other editors' are (a crash does not lose them) and
 offered back when the workspace opens again.
+
+A section changed outside the studio while its editor has unsaved edits is merged three ways
+(:mod:`studio.core.workspace.hook_merge`), as the pre-LLM hook is: the side that changed it wins,
+and when both did, differently, the user chooses in the same diff dialog.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import json
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -36,6 +41,7 @@ from studio.core.workspace.draft_recovery import (
     save_recovery,
 )
 from studio.core.workspace.folder import STUDIO_FILE, Workspace
+from studio.core.workspace.hook_merge import HookMerge, MergeKind, merge_hook
 from studio.core.workspace.studio_config_edit import (
     ABSENT,
     STEP_SECTION,
@@ -50,8 +56,13 @@ from studio.engine.runtimes import runnable_extensions
 from studio.ui.chain_editor import ChainEditor
 from studio.ui.step_hook_editor import StepHookEditor
 
+if TYPE_CHECKING:
+    from studio.ui.hook_conflict_dialog import HookConflictDialog
+
 APP_NAME = "Hook Studio"
 TITLES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chains"}
+# What the conflict dialog calls each section (a singular noun: "... was changed").
+CONFLICT_NAMES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chain section"}
 RECOVERY_KEYS = {key: f"{STUDIO_FILE}#{key}" for key in TITLES}
 
 
@@ -97,6 +108,9 @@ class StudioConfigEditors(QObject):
         self.workspace: Workspace | None = None
         self._base: dict[str, object] = {STEP_SECTION: ABSENT, CHAIN_SECTION: ABSENT}
         self._unreadable: str | None = None
+        self._conflicts: dict[str, HookConflictDialog] = {}
+        # The outside version of a section whose question was cancelled: not asked again.
+        self._declined: dict[str, object] = {}
         self.step_editor.save_requested.connect(lambda: self.save(STEP_SECTION))
         self.chain_editor.save_requested.connect(lambda: self.save(CHAIN_SECTION))
         for stack in self.stacks:
@@ -187,6 +201,7 @@ class StudioConfigEditors(QObject):
             editor.set_notice(self._unreadable)
             base = text.section(key) if text is not None else ABSENT
             self._base[key] = base
+            self._declined.pop(key, None)
             if isinstance(editor, ChainEditor):
                 draft, notes = ChainDraft.load(base)
                 editor.load(draft)
@@ -210,14 +225,107 @@ class StudioConfigEditors(QObject):
         text = self._read()
         for key, editor in self.editors.items():
             now = text.section(key) if text is not None else ABSENT
+            if key in self._conflicts:
+                continue  # the answer is checked against the file as it is then
             if editor.undo_stack.isClean():
                 if now != self._base[key] or text is None:
                     self._load((key,))
-            elif now != self._base[key]:
+            elif text is None:
                 self.message.emit(
-                    f"{STUDIO_FILE} changed on disk; saving the {TITLES[key]} will ask before "
-                    "replacing that change"
+                    f"{STUDIO_FILE} changed on disk and cannot be read; your {TITLES[key]} "
+                    "edits are kept and nothing is written to it"
                 )
+            elif now != self._base[key] and not self._was_declined(key, now):
+                self._merge_outside_change(key, now)
+
+    def _was_declined(self, key: str, theirs: object) -> bool:
+        return key in self._declined and _same_value(theirs, self._declined[key])
+
+    def _merge_outside_change(self, key: str, theirs: object) -> None:
+        """The section changed outside while edited here: merged three ways with the draft."""
+        editor, title = self.editors[key], TITLES[key]
+        merge = merge_hook(self._base[key], editor.draft.value(), theirs)
+        if merge.conflict:
+            self._ask_about_conflict(key, merge, saving=False)
+        elif merge.kind is MergeKind.THEIRS:
+            self._show_from_disk(key, theirs, f"Take the {title} changed outside")
+            self.message.emit(
+                f"{STUDIO_FILE} changed on disk; showing its {title} (Undo goes back)"
+            )
+        elif merge.kind is MergeKind.SAME:
+            self._mark_saved(key, theirs)
+            self.message.emit(f"{STUDIO_FILE} changed on disk to the {title} as edited here")
+
+    def _mark_saved(self, key: str, value: object) -> None:
+        """The file holds the section exactly as edited here: it is the clean state."""
+        self._base[key] = value
+        self._declined.pop(key, None)
+        self.editors[key].undo_stack.setClean()
+        self._drop_recovery(key)
+
+    def _show_from_disk(self, key: str, value: object, text: str) -> None:
+        """Show the section the file holds now as one more undoable step (the edits before it
+        can still be undone); it is what a save starts from, and the clean state."""
+        editor = self.editors[key]
+        if isinstance(editor, ChainEditor):
+            editor.apply(ChainDraft.load(value)[0], text)
+        else:
+            editor.apply(StepDraft.load(value), text)
+        self._mark_saved(key, value)
+
+    def _ask_about_conflict(self, key: str, merge: HookMerge, *, saving: bool) -> None:
+        from studio.ui.hook_conflict_dialog import HookConflictDialog
+
+        dialog = HookConflictDialog(
+            STUDIO_FILE,
+            merge,
+            saving=saving,
+            parent=self._window,
+            what=CONFLICT_NAMES[key],
+            absent=f"(no {key} section)",
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(partial(self._on_conflict_answered, key, merge, saving))
+        self._conflicts[key] = dialog
+        dialog.open()
+
+    def _on_conflict_answered(self, key: str, merge: HookMerge, saving: bool, answer: int) -> None:
+        from studio.ui.hook_conflict_dialog import HookConflictDialog
+
+        self._conflicts.pop(key, None)
+        title = TITLES[key]
+        if self.workspace is None:
+            return
+        if answer not in (HookConflictDialog.KEEP_MINE, HookConflictDialog.TAKE_THEIRS):
+            self._declined[key] = merge.theirs
+            self.message.emit(
+                f"Nothing chosen: your {title} edits stay unsaved, {STUDIO_FILE} keeps its version"
+            )
+            return
+        text = self._read()
+        if text is None:
+            QMessageBox.warning(self._window, APP_NAME, f"Nothing changed: {self._unreadable}")
+            return
+        theirs = text.section(key)
+        if not _same_value(theirs, merge.theirs):
+            # Changed again while the question was open: the answer was about another version.
+            if saving:
+                self.save(key)
+            elif not _same_value(theirs, self._base[key]):
+                self._merge_outside_change(key, theirs)
+            return
+        if answer == HookConflictDialog.TAKE_THEIRS:
+            self._show_from_disk(key, theirs, f"Take the {title} changed outside")
+            self.message.emit(f"Showing the {title} from {STUDIO_FILE}; Undo brings yours back")
+            return
+        # The file's version is what a save now replaces; the clean state was the old one.
+        self._base[key] = theirs
+        self._declined.pop(key, None)
+        self.editors[key].undo_stack.resetClean()
+        if saving:
+            self.save(key)
+        else:
+            self.message.emit(f"Your {title} edits are kept; Save writes them to {STUDIO_FILE}")
 
     # ---- saving -----------------------------------------------------------------------------
     def save_if_shown(self, widget: QWidget | None) -> bool:
@@ -252,30 +360,26 @@ class StudioConfigEditors(QObject):
                 path, key, editor.draft.value(), base=self._base[key], force=force
             )
         except SectionChangedOutside as outside:
-            if _same_value(outside.theirs, editor.draft.value()):
+            merge = merge_hook(self._base[key], editor.draft.value(), outside.theirs)
+            if merge.kind is MergeKind.SAME:
                 # Changed outside exactly as here: nothing is left to write.
-                self._base[key] = outside.theirs
-                editor.undo_stack.setClean()
-                self._drop_recovery(key)
-                self.message.emit(f"The {title} in {STUDIO_FILE} are already as edited here")
+                self._mark_saved(key, outside.theirs)
+                self.message.emit(f"{STUDIO_FILE} already holds the {title} as edited here")
                 return True
-            answer = QMessageBox.question(
-                self._window,
-                APP_NAME,
-                f"{key} in {STUDIO_FILE} was changed outside the studio since it was opened. "
-                f"Replace it with your {title}?",
-            )
-            if answer == QMessageBox.StandardButton.Yes:
-                return self.save(key, force=True)
-            return False
+            if merge.kind is MergeKind.THEIRS:
+                # Nothing of ours differs from what was loaded: the outside change stays.
+                self._show_from_disk(key, outside.theirs, f"Take the {title} changed outside")
+                self.message.emit(f"{STUDIO_FILE} changed on disk; showing its {title}")
+                return True
+            if key not in self._conflicts:
+                self._ask_about_conflict(key, merge, saving=True)
+            return False  # the answer saves, or not
         except (SectionInvalid, StudioConfigError, OSError) as exc:
             QMessageBox.warning(
                 self._window, APP_NAME, f"Not saved: the {title} could not be written:\n{exc}"
             )
             return False
-        self._base[key] = written.section(key)
-        editor.undo_stack.setClean()
-        self._drop_recovery(key)
+        self._mark_saved(key, written.section(key))
         self.message.emit(f"Saved the {title} to {STUDIO_FILE}")
         self.section_saved.emit(key)
         return True

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from studio.core.app_settings import AppSettings
 from studio.core.chain.chain_draft import ChainRow
 from studio.core.workspace.draft_recovery import load_recovery
+from studio.ui.hook_conflict_dialog import HookConflictDialog
 from studio.ui.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 30_000
@@ -326,45 +327,154 @@ def test_leaving_with_unsaved_chains_asks_and_discard_brings_back_the_file(
     assert (workspace / "hookstudio.json").read_text() == SETTINGS
 
 
-def test_an_outside_edit_is_shown_and_one_to_the_same_section_is_replaced_only_when_asked(
-    qtbot, window, workspace, monkeypatch
-):
+def test_an_outside_edit_is_shown_when_nothing_is_unsaved(qtbot, window, workspace):
     editor = window.config_editors.chain_editor
-    path = workspace / "hookstudio.json"
     swapped = SETTINGS.replace('"lib/hooks.py:first"}, {"source": "lib/hooks.py:second"', "X")
     swapped = swapped.replace("X", '"lib/hooks.py:second"}, {"source": "lib/hooks.py:first"')
-    path.write_text(swapped)
-    # Nothing unsaved here: the editor shows the file as it is now.
+    (workspace / "hookstudio.json").write_text(swapped)
     qtbot.waitUntil(
         lambda: names(editor, "pre") == ["lib/hooks.py:second", "lib/hooks.py:first"],
         timeout=WAIT_MS,
     )
     assert not editor.undo_stack.canUndo()
 
+
+# Changed outside while the first pre hook is removed here: the post chain gets a built-in, and
+# env (not the chains) changes too.
+OUTSIDE = SETTINGS.replace('"post": []', '"post": ["repetitionDetectorHook"]').replace(
+    '"ops"', '"sre"'
+)
+
+
+def conflict_dialog(qtbot, window: MainWindow) -> HookConflictDialog:
+    def shown() -> list[HookConflictDialog]:
+        return [d for d in window.findChildren(HookConflictDialog) if d.isVisible()]
+
+    qtbot.waitUntil(lambda: len(shown()) == 1, timeout=WAIT_MS)
+    return shown()[0]
+
+
+def no_conflict_dialog(window: MainWindow) -> bool:
+    return not [d for d in window.findChildren(HookConflictDialog) if d.isVisible()]
+
+
+def diff_lines(dialog: HookConflictDialog) -> list[str]:
+    return dialog.diff.toPlainText().splitlines()
+
+
+class TestChainsChangedHereAndOutside:
+    @pytest.fixture
+    def conflict(self, qtbot, window, workspace) -> HookConflictDialog:
+        window.config_editors.chain_editor.remove_hook("pre", 0)
+        (workspace / "hookstudio.json").write_text(OUTSIDE)
+        window.config_editors.chain_editor.save_button.click()
+        return conflict_dialog(qtbot, window)
+
+    def test_save_shows_the_two_chain_sections_as_a_diff(self, conflict, workspace):
+        assert conflict.windowTitle() == "The chain section changed in two places"
+        lines = diff_lines(conflict)
+        assert lines[:2] == [
+            "--- hookstudio.json (changed outside)",
+            "+++ yours (unsaved)",
+        ]
+        # Theirs: both pre hooks and the built-in; yours: the second pre hook, no post hook.
+        assert '-      "source": "lib/hooks.py:first"' in lines
+        assert '-    "repetitionDetectorHook"' in lines
+        assert '+  "post": []' in lines
+        assert '       "source": "lib/hooks.py:second"' in lines  # in both
+        assert not any("TEAM" in line for line in lines), "only the chain section is compared"
+        assert conflict.cancel_button.isDefault()
+        assert (workspace / "hookstudio.json").read_text() == OUTSIDE  # nothing written yet
+
+    def test_keep_mine_writes_my_chains_and_keeps_the_outside_edit_of_the_rest(
+        self, qtbot, window, workspace, conflict
+    ):
+        qtbot.mouseClick(conflict.keep_button, Qt.MouseButton.LeftButton)
+
+        written = json.loads((workspace / "hookstudio.json").read_text())
+        assert written["chain"] == {"pre": [{"source": "lib/hooks.py:second"}], "post": []}
+        assert written["env"] == {"TEAM": "sre"}
+        assert not window.isWindowModified()
+        assert no_conflict_dialog(window)
+
+    def test_take_theirs_shows_the_outside_chains_and_undo_brings_mine_back(
+        self, qtbot, window, workspace, conflict
+    ):
+        editor = window.config_editors.chain_editor
+        qtbot.mouseClick(conflict.take_button, Qt.MouseButton.LeftButton)
+
+        assert (workspace / "hookstudio.json").read_text() == OUTSIDE
+        assert names(editor, "pre") == ["lib/hooks.py:first", "lib/hooks.py:second"]
+        assert names(editor, "post") == ["repetitionDetectorHook"]
+        assert not window.isWindowModified()
+        editor.undo_stack.undo()
+        assert names(editor, "pre") == ["lib/hooks.py:second"]
+        assert window.isWindowModified()
+
+    def test_cancel_writes_nothing_and_keeps_my_edits(self, qtbot, window, workspace, conflict):
+        editor = window.config_editors.chain_editor
+        qtbot.mouseClick(conflict.cancel_button, Qt.MouseButton.LeftButton)
+
+        assert (workspace / "hookstudio.json").read_text() == OUTSIDE
+        assert names(editor, "pre") == ["lib/hooks.py:second"]
+        assert window.isWindowModified()
+        assert "Nothing chosen" in window.statusBar().currentMessage()
+
+
+def test_chains_changed_outside_while_edited_ask_at_once_and_keep_mine_is_saved_later(
+    qtbot, window, workspace
+):
+    editor = window.config_editors.chain_editor
     editor.remove_hook("pre", 0)
-    outside = swapped.replace('"post": []', '"post": ["repetitionDetectorHook"]')
-    path.write_text(outside)
-    asked: list[str] = []
+    (workspace / "hookstudio.json").write_text(OUTSIDE)
 
-    def answer(reply):
-        def ask(*args, **kwargs):
-            asked.append(args[2])
-            return reply
-
-        return ask
-
-    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
-    editor.save_button.click()
-    assert asked and "changed outside the studio" in asked[0]
-    assert path.read_text() == outside
+    dialog = conflict_dialog(qtbot, window)  # from the file watcher, before any Save
+    assert "Keep editing" in dialog.keep_button.toolTip()
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
+    assert (workspace / "hookstudio.json").read_text() == OUTSIDE
     assert window.isWindowModified()
 
-    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
     editor.save_button.click()
-    assert json.loads(path.read_text())["chain"] == {
-        "pre": [{"source": "lib/hooks.py:first"}],
-        "post": [],
-    }
+
+    assert no_conflict_dialog(window), "the outside version was already answered for"
+    written = json.loads((workspace / "hookstudio.json").read_text())
+    assert written["chain"]["pre"] == [{"source": "lib/hooks.py:second"}]
+    assert written["chain"]["post"] == []
+    assert written["env"] == {"TEAM": "sre"}
+    assert not window.isWindowModified()
+
+
+def test_chains_changed_only_outside_are_taken_though_the_editor_has_undo_steps(
+    qtbot, window, workspace
+):
+    editor = window.config_editors.chain_editor
+    # Edited and edited back: unsaved steps, but nothing of the chains differs from the file.
+    editor.defaults.setChecked(False)
+    editor.defaults.setChecked(True)
+    assert window.isWindowModified()
+
+    (workspace / "hookstudio.json").write_text(OUTSIDE)
+
+    qtbot.waitUntil(lambda: names(editor, "post") == ["repetitionDetectorHook"], timeout=WAIT_MS)
+    assert no_conflict_dialog(window)
+    assert not window.isWindowModified()
+    assert (workspace / "hookstudio.json").read_text() == OUTSIDE
+
+
+def test_chains_changed_only_here_are_saved_over_an_outside_edit_of_other_keys(
+    qtbot, window, workspace
+):
+    editor = window.config_editors.chain_editor
+    editor.remove_hook("pre", 0)
+    outside = SETTINGS.replace('"ops"', '"sre"')
+    (workspace / "hookstudio.json").write_text(outside)
+
+    editor.save_button.click()
+
+    assert no_conflict_dialog(window)
+    text = (workspace / "hookstudio.json").read_text()
+    assert json.loads(text)["chain"]["pre"] == [{"source": "lib/hooks.py:second"}]
+    assert '"env": {"TEAM":   "sre"}' in text  # the outside edit, byte for byte
     assert not window.isWindowModified()
 
 

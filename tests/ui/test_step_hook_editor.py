@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from studio.core.app_settings import AppSettings
+from studio.ui.hook_conflict_dialog import HookConflictDialog
 from studio.ui.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 30_000
@@ -156,3 +157,103 @@ def test_a_settings_file_that_is_not_json_is_said_and_never_written(
 
     assert warned and "Fix the file" in warned[0]
     assert path.read_text() == '{"version": 1,\n  "step": '
+
+
+# ---- the step hook changed here and outside the studio --------------------------------------
+
+
+def conflict_dialog(qtbot, window: MainWindow) -> HookConflictDialog:
+    def shown() -> list[HookConflictDialog]:
+        return [d for d in window.findChildren(HookConflictDialog) if d.isVisible()]
+
+    qtbot.waitUntil(lambda: len(shown()) == 1, timeout=WAIT_MS)
+    return shown()[0]
+
+
+def edit_to_the_python_hook(qtbot, editor) -> None:
+    type_into(qtbot, editor.source, "lib/prepare.py")
+    qtbot.waitUntil(lambda: items(editor.function) == ["prepare_step"], timeout=WAIT_MS)
+    type_into(qtbot, editor.function, "prepare_step")
+    qtbot.waitUntil(lambda: editor.valid, timeout=WAIT_MS)
+
+
+def write_outside(workspace, change) -> dict:
+    """Change hookstudio.json as another program would; returns what it now holds."""
+    path = workspace / "hookstudio.json"
+    settings = json.loads(path.read_text())
+    change(settings)
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    return settings
+
+
+def drop_step_and_change_env(settings: dict) -> None:
+    del settings["step"]
+    settings["env"]["SUPPORT_REGION"] = "us"
+
+
+def test_a_step_hook_removed_outside_while_edited_here_asks_with_a_diff(
+    qtbot, window, sample_workspace
+):
+    editor = window.config_editors.step_editor
+    edit_to_the_python_hook(qtbot, editor)
+    outside = write_outside(sample_workspace, drop_step_and_change_env)
+
+    dialog = conflict_dialog(qtbot, window)  # from the file watcher, before any Save
+
+    assert dialog.windowTitle() == "The step hook changed in two places"
+    lines = dialog.diff.toPlainText().splitlines()
+    assert lines == [
+        "--- hookstudio.json (changed outside)",
+        "+++ yours (unsaved)",
+        "-(no step section)",
+        "+{",
+        '+  "source": "lib/prepare.py:prepare_step"',
+        "+}",
+    ]
+    qtbot.mouseClick(dialog.take_button, Qt.MouseButton.LeftButton)
+
+    assert editor.source.currentText() == ""
+    assert not window.isWindowModified()
+    assert json.loads((sample_workspace / "hookstudio.json").read_text()) == outside
+    window.undo_action.trigger()
+    assert editor.draft.source == "lib/prepare.py:prepare_step"
+    assert window.isWindowModified()
+
+
+def test_keep_mine_on_save_writes_my_step_hook_and_keeps_the_outside_edit_of_the_rest(
+    qtbot, window, sample_workspace
+):
+    editor = window.config_editors.step_editor
+    edit_to_the_python_hook(qtbot, editor)
+    outside = write_outside(sample_workspace, drop_step_and_change_env)
+    editor.save_button.click()
+    dialog = conflict_dialog(qtbot, window)
+    assert "over the one changed outside" in dialog.keep_button.toolTip()
+
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
+
+    written = json.loads((sample_workspace / "hookstudio.json").read_text())
+    assert written == {**outside, "step": {"source": "lib/prepare.py:prepare_step"}}
+    assert not window.isWindowModified()
+
+
+def test_a_cancelled_question_is_not_asked_again_for_the_same_outside_version(
+    qtbot, window, sample_workspace
+):
+    editor = window.config_editors.step_editor
+    edit_to_the_python_hook(qtbot, editor)
+    write_outside(sample_workspace, drop_step_and_change_env)
+    qtbot.mouseClick(conflict_dialog(qtbot, window).cancel_button, Qt.MouseButton.LeftButton)
+
+    # Another outside edit, of the chains only (shown at once: nothing is unsaved there), and
+    # nothing new about the step hook to ask.
+    later = write_outside(sample_workspace, lambda s: s["chain"]["pre"].pop())
+    chain_editor = window.config_editors.chain_editor
+    qtbot.waitUntil(lambda: len(chain_editor.draft.pre) == 3, timeout=WAIT_MS)
+    assert not [d for d in window.findChildren(HookConflictDialog) if d.isVisible()]
+    assert editor.draft.source == "lib/prepare.py:prepare_step"
+    assert window.isWindowModified()
+
+    editor.save_button.click()  # a Save asks again: writing now would replace their version
+    qtbot.mouseClick(conflict_dialog(qtbot, window).cancel_button, Qt.MouseButton.LeftButton)
+    assert json.loads((sample_workspace / "hookstudio.json").read_text()) == later

@@ -1,8 +1,9 @@
-"""A three-way merge of the one key of an agent config the studio edits, ``pre_llm_hook``.
+"""A three-way merge of the one key of a file that an editor edits: ``pre_llm_hook`` of an agent
+config, or the ``step`` or ``chain`` section of hookstudio.json.
 
-When the agent file changes outside the studio while the hook is being edited, three versions of
-the hook meet: *base*, the hook as the editor last loaded or saved it; *ours*, the hook being
-edited; *theirs*, the hook in the file now. Every other key of the config belongs to the file:
+When the file changes outside the studio while the key is being edited, three versions of it
+meet: *base*, the key's value as the editor last loaded or saved it; *ours*, the value being
+edited; *theirs*, the value in the file now. Every other key of the file belongs to the file:
 the outside edit of it is kept as written, and nothing here decides about it.
 
 If only one side changed the hook, that side wins; if both changed it the same way, there is
@@ -111,18 +112,21 @@ def other_keys_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> b
 NO_HOOK_TEXT = "(no pre_llm_hook)"
 
 
-def hook_text(hook: Any) -> str:
-    """A hook version as the user reads it: pretty JSON, one member a line."""
+def hook_text(hook: Any, absent: str = NO_HOOK_TEXT) -> str:
+    """A version as the user reads it: pretty JSON, one member a line; ``absent`` when the
+    key is not in the file."""
     if hook is ABSENT:
-        return NO_HOOK_TEXT + "\n"
+        return absent + "\n"
     return json.dumps(hook, indent=2, ensure_ascii=False) + "\n"
 
 
-def hook_diff(theirs: Any, ours: Any, theirs_label: str, ours_label: str) -> str:
-    """A unified diff from their hook to ours, with every line of both in context (a hook is
-    a few lines; the whole of each version is easier to judge than fragments)."""
-    before = hook_text(theirs).splitlines(keepends=True)
-    after = hook_text(ours).splitlines(keepends=True)
+def hook_diff(
+    theirs: Any, ours: Any, theirs_label: str, ours_label: str, absent: str = NO_HOOK_TEXT
+) -> str:
+    """A unified diff from their version to ours, with every line of both in context (a hook
+    is a few lines; the whole of each version is easier to judge than fragments)."""
+    before = hook_text(theirs, absent).splitlines(keepends=True)
+    after = hook_text(ours, absent).splitlines(keepends=True)
     lines = difflib.unified_diff(
         before, after, theirs_label, ours_label, n=max(len(before), len(after))
     )

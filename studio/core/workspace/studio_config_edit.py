@@ -46,18 +46,11 @@ from studio.core.workspace.agent_document import (
 )
 from studio.core.workspace.atomic_write import write_atomically
 
+# No such key in the file (unlike ``null``, which is a value); the one a merge knows too.
+from studio.core.workspace.hook_merge import ABSENT as ABSENT
+
 STEP_SECTION: Final = "step"
 SECTIONS: Final = (STEP_SECTION, CHAIN_SECTION)
-
-
-class _Absent:
-    """No such key in the file (unlike ``null``, which is a value)."""
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Final = _Absent()
 
 
 class StudioConfigError(Exception):
