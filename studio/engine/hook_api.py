@@ -5,7 +5,8 @@ This module is preloaded in every worker, so it imports nothing but light standa
 (built by ``studio.core.step.sample.step_worker_payload``) and the worker calls the hook with
 ``step_context_for_worker(payload)``.
 
-A step hook receives a :class:`StepContext`. Its fields are readable both ways, ``ctx.reason`` and
+A step hook receives a :class:`StepContext`; an invocation hook too, one that names itself the
+invocation context in its messages. Its fields are readable both ways, ``ctx.reason`` and
 ``ctx["reason"]``: ``operation``, ``input``, ``index``, ``reason``, ``messages``, ``toolHistory``
 (also ``ctx.tool_history``), ``stats`` and ``resources``. The values are plain JSON values (dicts,
 lists, strings, numbers); changing them changes nothing outside the hook. The context itself is
@@ -194,15 +195,32 @@ class Resources:
         return f"Resources(declared={self.declared()!r}, read={self._reads!r})"
 
 
-class StepContext:
-    """The read-only step context: ``ctx.name`` and ``ctx["name"]`` give the same value."""
+CONTEXT_KINDS: Final = ("step", "invocation")
+"""The boundaries whose hooks get this context; its messages name the one it serves."""
 
-    __slots__ = ("_data", "_resources")
+
+class StepContext:
+    """The read-only step context: ``ctx.name`` and ``ctx["name"]`` give the same value.
+
+    An invocation hook gets the same object, made with ``kind="invocation"``: it holds the
+    invocation's frozen context, and its messages call it the invocation context."""
+
+    __slots__ = ("_data", "_kind", "_resources")
     _data: dict[str, Any]
+    _kind: str
     _resources: Resources
 
-    def __init__(self, context: Mapping[str, Any], resources: Resources | None = None) -> None:
+    def __init__(
+        self,
+        context: Mapping[str, Any],
+        resources: Resources | None = None,
+        *,
+        kind: str = "step",
+    ) -> None:
+        if kind not in CONTEXT_KINDS:
+            raise ValueError(f"a context is one of {', '.join(CONTEXT_KINDS)}, not {kind!r}")
         object.__setattr__(self, "_data", dict(context))
+        object.__setattr__(self, "_kind", kind)
         object.__setattr__(self, "_resources", resources if resources is not None else Resources())
 
     @property
@@ -222,14 +240,14 @@ class StepContext:
         except KeyError:
             fields = ", ".join(self.keys())
             raise AttributeError(
-                f"the step context has no field {name!r} (fields: {fields})"
+                f"the {self._kind} context has no field {name!r} (fields: {fields})"
             ) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("the step context is read-only: return an amendment instead")
+        raise AttributeError(f"the {self._kind} context is read-only: return an amendment instead")
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError("the step context is read-only")
+        raise AttributeError(f"the {self._kind} context is read-only")
 
     def __contains__(self, key: object) -> bool:
         return key == "resources" or key in self._data or key in _ALIASES
@@ -257,15 +275,16 @@ class StepContext:
     def __repr__(self) -> str:
         shown = {k: self._data[k] for k in ("operation", "index", "reason") if k in self._data}
         inner = ", ".join(f"{k}={v!r}" for k, v in shown.items())
-        return f"StepContext({inner})"
+        return f"{self._kind.title()}Context({inner})"
 
 
-def step_context_for_worker(payload: Mapping[str, Any]) -> StepContext:
-    """The hook's argument from the engine's ``{"context", "resources"}`` payload."""
+def step_context_for_worker(payload: Mapping[str, Any], kind: str = "step") -> StepContext:
+    """The hook's argument from the engine's ``{"context", "resources"}`` payload; ``kind``
+    names the boundary (the call's ``context`` option)."""
     context = payload.get("context")
     if not isinstance(context, Mapping):
-        raise ValueError("a step worker payload needs a 'context' object")
-    return StepContext(context, Resources(payload.get("resources") or ()))
+        raise ValueError(f"a {kind} worker payload needs a 'context' object")
+    return StepContext(context, Resources(payload.get("resources") or ()), kind=kind)
 
 
 def _frozen(value: Any) -> str:

@@ -282,7 +282,7 @@ def _argument(spec: WorkerSpec, payload: Any) -> Any:
     if spec.api == "step":
         from studio.engine.hook_api import step_context_for_worker
 
-        return step_context_for_worker(payload)
+        return step_context_for_worker(payload, spec.options.get("context", "step"))
     return payload
 
 

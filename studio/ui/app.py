@@ -23,6 +23,7 @@ QT_FREE_MODULES = (
     "studio.core.expectations.from_outcome",
     "studio.core.expectations.matrix",
     "studio.core.expectations.model",
+    "studio.core.invocation.source_section",
     "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.diff",
     "studio.core.pre_llm.targets",

@@ -268,8 +268,9 @@ class MainWindow(QMainWindow):
 
     # ---- construction --------------------------------------------------------------------
     def _add_config_editors(self) -> None:
-        """The step-hook and chain editors of hookstudio.json; Edit › Undo follows the editor
-        on show (each editor saves on its own, so each has its own undo stack)."""
+        """The step-hook, invocation-hook and chain editors of hookstudio.json; Edit › Undo
+        follows the editor on show (each editor saves on its own, so each has its own undo
+        stack)."""
         self.config_editors = StudioConfigEditors(
             self.source_lookup(module=True),
             self.language_problem,
@@ -277,6 +278,7 @@ class MainWindow(QMainWindow):
             self,
         )
         self.editors.addTab(self.config_editors.step_editor, "Step hook")
+        self.editors.addTab(self.config_editors.invocation_editor, "Invocation hook")
         self.editors.addTab(self.config_editors.chain_editor, "Chains")
         self.undo_group = QUndoGroup(self)
         for stack in (self.undo_stack, *self.config_editors.stacks):

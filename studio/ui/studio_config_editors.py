@@ -1,5 +1,6 @@
-"""The editors of hookstudio.json's hook sections (the step hook and the chains) with what they
-share: the file as last read, loading, saving, outside changes and the question before leaving.
+"""The editors of hookstudio.json's hook sections (the step hook, the invocation hook and the
+chains) with what they share: the file as last read, loading, saving, outside changes and the
+question before leaving.
 
 Each editor has its own undo stack: each saves its own section on its own, so each has its own
 clean state (saving the chains must not mark unsaved step edits as saved), and a save keeps the
@@ -31,10 +32,11 @@ from studio.core.chain.config import CHAIN_SECTION
 from studio.core.chain.source_findings import chain_source_findings
 from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup
+from studio.core.hook_source_section import HookSourceDraft, HookSourceSection
+from studio.core.invocation.source_section import INVOCATION_HOOK
 from studio.core.json.same import same_json
 from studio.core.source_ref import lexical_path_problem
-from studio.core.step.source_findings import step_source_findings
-from studio.core.step.step_draft import StepDraft
+from studio.core.step.step_draft import STEP_HOOK
 from studio.core.workspace.draft_recovery import (
     discard_recovery,
     load_recovery,
@@ -44,7 +46,6 @@ from studio.core.workspace.folder import STUDIO_FILE, Workspace
 from studio.core.workspace.hook_merge import HookMerge, MergeKind, merge_hook
 from studio.core.workspace.studio_config_edit import (
     ABSENT,
-    STEP_SECTION,
     SectionChangedOutside,
     SectionInvalid,
     StudioConfigError,
@@ -54,15 +55,17 @@ from studio.core.workspace.studio_config_edit import (
 from studio.engine.python_functions import FunctionList
 from studio.engine.runtimes import runnable_extensions
 from studio.ui.chain_editor import ChainEditor
-from studio.ui.step_hook_editor import StepHookEditor
+from studio.ui.hook_section_editor import HookSectionEditor
 
 if TYPE_CHECKING:
     from studio.ui.hook_conflict_dialog import HookConflictDialog
 
 APP_NAME = "Hook Studio"
-TITLES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chains"}
+HOOK_SECTIONS: tuple[HookSourceSection, ...] = (STEP_HOOK, INVOCATION_HOOK)
+"""The sections that name one hook by its source, each edited by a :class:`HookSectionEditor`."""
+TITLES = {**{s.key: s.noun for s in HOOK_SECTIONS}, CHAIN_SECTION: "chains"}
 # What the conflict dialog calls each section (a singular noun: "... was changed").
-CONFLICT_NAMES = {STEP_SECTION: "step hook", CHAIN_SECTION: "chain section"}
+CONFLICT_NAMES = {**{s.key: s.noun for s in HOOK_SECTIONS}, CHAIN_SECTION: "chain section"}
 RECOVERY_KEYS = {key: f"{STUDIO_FILE}#{key}" for key in TITLES}
 
 
@@ -101,18 +104,21 @@ class StudioConfigEditors(QObject):
         self._lookup = lookup
         self._language_problem = language_problem
         self._listing = listing
-        self.step_stack = QUndoStack(self)
+        self.hook_editors = {
+            section.key: HookSectionEditor(section, QUndoStack(self)) for section in HOOK_SECTIONS
+        }
+        self.step_editor = self.hook_editors[STEP_HOOK.key]
+        self.invocation_editor = self.hook_editors[INVOCATION_HOOK.key]
         self.chain_stack = QUndoStack(self)
-        self.step_editor = StepHookEditor(self.step_stack)
         self.chain_editor = ChainEditor(self.chain_stack)
         self.workspace: Workspace | None = None
-        self._base: dict[str, object] = {STEP_SECTION: ABSENT, CHAIN_SECTION: ABSENT}
+        self._base: dict[str, object] = {key: ABSENT for key in self.editors}
         self._unreadable: str | None = None
         self._conflicts: dict[str, HookConflictDialog] = {}
         # The outside version of a section whose question was cancelled: not asked again.
         self._declined: dict[str, object] = {}
-        self.step_editor.save_requested.connect(lambda: self.save(STEP_SECTION))
-        self.chain_editor.save_requested.connect(lambda: self.save(CHAIN_SECTION))
+        for key, editor in self.editors.items():
+            editor.save_requested.connect(partial(self.save, key))
         for stack in self.stacks:
             stack.cleanChanged.connect(self.modified_changed)
         self._recovery_timers: dict[str, QTimer] = {}
@@ -125,12 +131,12 @@ class StudioConfigEditors(QObject):
             self._recovery_timers[key] = timer
 
     @property
-    def stacks(self) -> tuple[QUndoStack, QUndoStack]:
-        return self.step_stack, self.chain_stack
+    def stacks(self) -> tuple[QUndoStack, ...]:
+        return tuple(editor.undo_stack for editor in self.editors.values())
 
     @property
-    def editors(self) -> dict[str, StepHookEditor | ChainEditor]:
-        return {STEP_SECTION: self.step_editor, CHAIN_SECTION: self.chain_editor}
+    def editors(self) -> dict[str, HookSectionEditor | ChainEditor]:
+        return {**self.hook_editors, CHAIN_SECTION: self.chain_editor}
 
     def stack_of(self, widget: QWidget | None) -> QUndoStack | None:
         for editor in self.editors.values():
@@ -139,8 +145,8 @@ class StudioConfigEditors(QObject):
         return None
 
     def name_of(self, widget: QWidget | None) -> str | None:
-        """What Save saves when ``widget`` is on show ("Step Hook", "Chains"); None for a widget
-        that is none of these editors."""
+        """What Save saves when ``widget`` is on show ("Step Hook", "Invocation Hook",
+        "Chains"); None for a widget that is none of these editors."""
         for key, editor in self.editors.items():
             if widget is editor:
                 return TITLES[key].title()
@@ -156,7 +162,7 @@ class StudioConfigEditors(QObject):
         for timer in self._recovery_timers.values():
             timer.stop()
         self._refresh_context()
-        self._load((STEP_SECTION, CHAIN_SECTION))
+        self._load(tuple(self.editors))
         if self._unreadable is None:
             for key in self.editors:
                 self._offer_recovery(key)
@@ -166,11 +172,12 @@ class StudioConfigEditors(QObject):
             return
         sources = self.workspace.hook_sources(runnable_extensions())
         lookup, language = self._lookup, self._language_problem
-        self.step_editor.set_context(
-            sources,
-            lambda section: step_source_findings(section, lookup, language_problem=language),
-            self._functions,
-        )
+        for editor in self.hook_editors.values():
+            editor.set_context(
+                sources,
+                partial(editor.section.source_findings, lookup=lookup, language_problem=language),
+                self._functions,
+            )
         self.chain_editor.set_context(
             sources,
             lambda section: chain_source_findings(section, lookup, language_problem=language),
@@ -189,7 +196,7 @@ class StudioConfigEditors(QObject):
         try:
             text = StudioConfigText.read(self.workspace.settings_path)
         except StudioConfigError as exc:
-            self._unreadable = f"{exc}. Fix the file to edit the step hook and the chains here."
+            self._unreadable = f"{exc}. Fix the file to edit its hooks here."
             return None
         self._unreadable = None
         return text
@@ -208,7 +215,7 @@ class StudioConfigEditors(QObject):
                 if notes and self._unreadable is None:
                     editor.set_notice("; ".join(notes))
             else:
-                editor.load(StepDraft.load(base))
+                editor.load(HookSourceDraft.load(base))
 
     def recheck(self) -> None:
         """The findings again, after a listing of functions arrived or files changed."""
@@ -270,7 +277,7 @@ class StudioConfigEditors(QObject):
         if isinstance(editor, ChainEditor):
             editor.apply(ChainDraft.load(value)[0], text)
         else:
-            editor.apply(StepDraft.load(value), text)
+            editor.apply(HookSourceDraft.load(value), text)
         self._mark_saved(key, value)
 
     def _ask_about_conflict(self, key: str, merge: HookMerge, *, saving: bool) -> None:
@@ -385,7 +392,7 @@ class StudioConfigEditors(QObject):
         return True
 
     def confirm_leave(self) -> bool:
-        """Whether unsaved step or chain edits may be left now (after saving or discarding them,
+        """Whether unsaved hook-section edits may be left now (after saving or discarding them,
         as the user answers)."""
         dirty = [key for key, editor in self.editors.items() if not editor.undo_stack.isClean()]
         if not dirty:
@@ -455,7 +462,7 @@ class StudioConfigEditors(QObject):
             editor.apply(ChainDraft.load(value)[0], "Restore unsaved edits")
         else:
             source = value.get("source") if isinstance(value, dict) else None
-            draft = StepDraft(source if isinstance(source, str) else "", editor.draft.base)
+            draft = HookSourceDraft(source if isinstance(source, str) else "", editor.draft.base)
             editor.apply(draft, "Restore unsaved edits")
 
 

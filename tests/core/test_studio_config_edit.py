@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from studio.core.chain.chain_draft import ChainDraft, ChainRow, move_row, remove_row
-from studio.core.step.step_draft import StepDraft, join_source, split_source
+from studio.core.hook_source_section import HookSourceDraft
+from studio.core.invocation.source_section import INVOCATION_HOOK
+from studio.core.step.step_draft import STEP_HOOK
 from studio.core.workspace.folder import Workspace
 from studio.core.workspace.studio_config_edit import (
     ABSENT,
@@ -73,7 +75,7 @@ def test_an_unchanged_draft_gives_back_the_same_bytes(tmp_path):
     path = write(tmp_path / "hookstudio.json", TABBED)
     loaded = StudioConfigText.read(path)
     chain, _ = ChainDraft.load(loaded.section("chain"))
-    step = StepDraft.load(loaded.section("step"))
+    step = HookSourceDraft.load(loaded.section("step"))
     assert loaded.with_section("chain", chain.value()) == TABBED
     assert loaded.with_section("step", step.value()) == TABBED
 
@@ -85,7 +87,11 @@ def test_every_other_key_is_kept_on_a_one_line_crlf_file_with_a_bom(tmp_path):
     loaded = StudioConfigText.read(path)
 
     save_section(
-        path, "step", StepDraft("b.py:go", loaded.section("step")).value(), base=ABSENT, force=True
+        path,
+        "step",
+        HookSourceDraft("b.py:go", loaded.section("step")).value(),
+        base=ABSENT,
+        force=True,
     )
 
     assert path.read_bytes() == codecs.BOM_UTF8 + text.replace('"a.py"', '"b.py:go"').encode()
@@ -96,7 +102,10 @@ def test_clearing_the_step_source_removes_the_key_and_nothing_else(tmp_path):
     loaded = StudioConfigText.read(path)
 
     save_section(
-        path, "step", StepDraft("", loaded.section("step")).value(), base=loaded.section("step")
+        path,
+        "step",
+        HookSourceDraft("", loaded.section("step")).value(),
+        base=loaded.section("step"),
     )
 
     assert path.read_text() == TABBED.replace('\t"step": {"source": "lib/prepare.py"},\n', "")
@@ -123,7 +132,7 @@ def test_a_new_section_goes_last_in_the_files_style(tmp_path):
 
 def test_a_workspace_without_the_file_gets_one_holding_the_section(tmp_path):
     path = tmp_path / "hookstudio.json"
-    save_section(path, "step", StepDraft("lib/prepare.py").value(), base=ABSENT)
+    save_section(path, "step", HookSourceDraft("lib/prepare.py").value(), base=ABSENT)
     assert json.loads(path.read_text()) == {"step": {"source": "lib/prepare.py"}}
     assert Workspace.open(tmp_path).settings().section("step").source == "lib/prepare.py"
 
@@ -154,7 +163,7 @@ def test_an_invalid_chain_is_refused_and_the_file_keeps_its_bytes(tmp_path, row,
 
 def test_a_step_source_outside_the_workspace_is_refused(tmp_path):
     path = write(tmp_path / "hookstudio.json", TABBED)
-    value = StepDraft("/etc/passwd:main").value()
+    value = HookSourceDraft("/etc/passwd:main").value()
     assert [f.pointer for f in section_findings("step", value)] == ["/step/source"]
     with pytest.raises(SectionInvalid):
         save_section(path, "step", value, base={"source": "lib/prepare.py"})
@@ -167,7 +176,7 @@ def test_an_outside_edit_to_another_key_is_kept(tmp_path):
     outside = TABBED.replace('"version": 1', '"version": 1,\n\t"loops": ["night"]')
     write(path, outside)
 
-    draft = StepDraft("lib/other.py", loaded.section("step"))
+    draft = HookSourceDraft("lib/other.py", loaded.section("step"))
     save_section(path, "step", draft.value(), base=loaded.section("step"))
 
     assert path.read_text() == outside.replace('"lib/prepare.py"', '"lib/other.py"')
@@ -237,7 +246,39 @@ def test_the_default_validators_switch_is_written_only_when_it_says_something():
     ],
 )
 def test_a_step_source_names_the_function_the_runtime_would_call(path, function, source):
-    assert join_source(path, function) == source
+    assert STEP_HOOK.join(path, function) == source
     if source:
-        assert split_source(source)[0] == path
-        assert split_source(source)[1] == (function or "prepareStep")
+        assert STEP_HOOK.split(source)[0] == path
+        assert STEP_HOOK.split(source)[1] == (function or "prepareStep")
+
+
+@pytest.mark.parametrize(
+    ("path", "function", "source"),
+    [
+        ("lib/invocation.ts", "prepareInvocation", "lib/invocation.ts:prepareInvocation"),
+        ("lib/invocation.ts", "", "lib/invocation.ts"),
+        ("lib/invocation.py", "main", "lib/invocation.py"),
+        ("lib/invocation.py", "prepare_invocation", "lib/invocation.py:prepare_invocation"),
+    ],
+)
+def test_an_invocation_source_names_the_function_the_runtime_would_call(path, function, source):
+    assert INVOCATION_HOOK.join(path, function) == source
+    assert INVOCATION_HOOK.split(source) == (path, function or "prepareInvocation")
+
+
+def test_the_invocation_section_is_saved_alone_and_judged_at_its_own_path(tmp_path):
+    path = tmp_path / "hookstudio.json"
+    original = '{\n  "version": 1,\n  "step": {\n    "source": "lib/prepare.ts"\n  }\n}\n'
+    path.write_text(original)
+    bad = HookSourceDraft("../outside.py").value()
+    assert [f.pointer for f in section_findings("invocation", bad)] == ["/invocation/source"]
+    with pytest.raises(SectionInvalid):
+        save_section(path, "invocation", bad, base=ABSENT)
+    assert path.read_text() == original
+
+    save_section(path, "invocation", HookSourceDraft("lib/invocation.py").value(), base=ABSENT)
+
+    # Last, in the file's own style; the step section keeps its bytes.
+    assert path.read_text() == original[: -len("\n}\n")] + (
+        ',\n  "invocation": {\n    "source": "lib/invocation.py"\n  }\n}\n'
+    )

@@ -142,7 +142,12 @@ class InvocationContract(Contract):
                 argument=invocation_worker_payload(parsed),
                 timeout_ms=INVOCATION_TIMEOUT_MS,
                 api="step",
-                options={"default_export": MODULE_DEFAULT_EXPORT, "raw_result": True},
+                # The Python hook's context names itself after this boundary in its messages.
+                options={
+                    "default_export": MODULE_DEFAULT_EXPORT,
+                    "raw_result": True,
+                    "context": "invocation",
+                },
             )
         )
         output = reply.output_fields(hook)

@@ -7,9 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from studio.core.findings import Finding, PathPart
-from studio.core.hook_source_findings import SourceLookup, source_findings
-from studio.core.source_ref import lexical_path_problem
-from studio.core.step.settings import MODULE_EXTENSIONS, step_source_ref
+from studio.core.hook_source_findings import SourceLookup
+from studio.core.step.step_draft import STEP_HOOK
 
 
 def step_source_findings(
@@ -21,16 +20,4 @@ def step_source_findings(
 ) -> list[Finding]:
     """The findings about ``section``'s source (the ``step`` section as written), with paths
     under ``base``. A section the settings rules refuse gets none here: those rules say why."""
-    source = section.get("source") if isinstance(section, dict) else None
-    if not isinstance(source, str) or not source.strip():
-        return []
-    ref = step_source_ref(source)
-    if lexical_path_problem(ref.path):
-        return []
-    return source_findings(
-        ref,
-        (*base, "source"),
-        lookup,
-        language_problem=language_problem,
-        export=ref.path.endswith(MODULE_EXTENSIONS),
-    )
+    return STEP_HOOK.source_findings(section, lookup, language_problem=language_problem, base=base)

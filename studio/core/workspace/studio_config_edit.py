@@ -1,4 +1,5 @@
-"""``hookstudio.json``'s ``step`` and ``chain`` sections, edited without losing anything else.
+"""``hookstudio.json``'s hook sections (``step``, ``invocation``, ``chain``), edited without
+losing anything else.
 
 The studio's own settings file holds keys the editors do not know (``loops``, ``env``,
 ``limits``, an ``.adf``'s ``adf`` section, keys of a later version). A section edit splices new
@@ -50,7 +51,8 @@ from studio.core.workspace.atomic_write import write_atomically
 from studio.core.workspace.hook_merge import ABSENT as ABSENT
 
 STEP_SECTION: Final = "step"
-SECTIONS: Final = (STEP_SECTION, CHAIN_SECTION)
+INVOCATION_SECTION: Final = "invocation"
+SECTIONS: Final = (STEP_SECTION, INVOCATION_SECTION, CHAIN_SECTION)
 
 
 class StudioConfigError(Exception):
@@ -86,7 +88,8 @@ def section_findings(key: str, value: Any) -> list[Finding]:
     file's root."""
     if value is ABSENT or value is None:
         return []
-    if key == STEP_SECTION:
+    if key in (STEP_SECTION, INVOCATION_SECTION):
+        # Both name one hook by its source, under the same rules.
         parsed = parse_step_settings(value)
         return [f.under((key,)) for f in parsed] if isinstance(parsed, list) else []
     if key == CHAIN_SECTION:

@@ -1,8 +1,9 @@
-"""The step-preparation hook (``step`` of hookstudio.json): its source file and function, the
-deadline it runs under, live findings and Save.
+"""A hook named by its source in hookstudio.json (``step``, ``invocation``): its source file and
+function, the time rule it runs under, live findings and Save.
 
-The draft is a core :class:`StepDraft`; every edit replaces it through the editor's undo stack
-and the view re-renders from it. Save is refused while the draft has an error."""
+Which section the editor edits is a core :class:`HookSourceSection`; the draft is a core
+:class:`HookSourceDraft`, and every edit replaces it through the editor's undo stack and the
+view re-renders from it. Save is refused while the draft has an error."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.findings import Finding, errors
 from studio.core.hook_source_findings import FUNCTION_RULES
-from studio.core.step.step_draft import StepDraft, deadline_text, join_source, split_source
+from studio.core.hook_source_section import HookSourceDraft, HookSourceSection
 from studio.core.workspace.studio_config_edit import section_findings
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
@@ -39,18 +40,22 @@ from studio.ui.config_editor_parts import (
 )
 
 
-class StepHookEditor(QWidget):
-    """Edits ``step`` of hookstudio.json."""
+class HookSectionEditor(QWidget):
+    """Edits one hook section of hookstudio.json; object names start with its key
+    (``stepSource``, ``invocationSource``)."""
 
     draft_changed = Signal(object)
     save_requested = Signal()
 
     MERGE_SOURCE = 21
 
-    def __init__(self, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, section: HookSourceSection, undo_stack: QUndoStack, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
+        self.section = section
         self.undo_stack = undo_stack
-        self.draft = StepDraft()
+        self.draft = HookSourceDraft()
         self.findings: list[Finding] = []
         self._sources: list[str] = []
         self._source_check: SectionCheck | None = None
@@ -58,39 +63,34 @@ class StepHookEditor(QWidget):
         self._showing = False
 
         self.notice = QLabel()
-        self.notice.setObjectName("stepNotice")
+        key = section.key
+        self.notice.setObjectName(f"{key}Notice")
         self.notice.setWordWrap(True)
         self.notice.hide()
 
-        self.source = path_picker("The step hook's file, relative to the workspace")
-        self.source.setObjectName("stepSource")
+        self.source = path_picker(f"The {section.noun}'s file, relative to the workspace")
+        self.source.setObjectName(f"{key}Source")
         self.source.setPlaceholderText("none")
         self.function = QComboBox()
         self.function.setEditable(True)
-        self.function.setObjectName("stepFunction")
+        self.function.setObjectName(f"{key}Function")
         self.function.setMinimumContentsLength(6)
         self.function.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.function.setToolTip(
-            "The function to call (prepareStep in TypeScript or JavaScript, main in Python, "
-            "when none is named)"
-        )
+        self.function.setToolTip(section.function_tip)
         source_row = QHBoxLayout()
         source_row.addWidget(self.source, 3)
         source_row.addWidget(QLabel(":"))
         source_row.addWidget(self.function, 2)
-        self.clear_button = QPushButton("No step hook")
-        self.clear_button.setObjectName("clearStepHook")
-        self.clear_button.setToolTip("Clear the source: no hook prepares steps")
-        self.deadline = QLabel(deadline_text())
-        self.deadline.setObjectName("stepDeadline")
+        self.clear_button = QPushButton(f"No {section.noun}")
+        self.clear_button.setObjectName(f"clear{key.title()}Hook")
+        self.clear_button.setToolTip(f"Clear the source: no {section.noun}")
+        self.deadline = QLabel(section.rule)
+        self.deadline.setObjectName(f"{key}Deadline")
         self.deadline.setWordWrap(True)
-        self.deadline.setToolTip(
-            "The step contract has no deadline setting: preparation fails with reason timeout "
-            "after 30 seconds, or after the caller's deadline when that is shorter"
-        )
-        box = QGroupBox("Step-preparation hook")
+        self.deadline.setToolTip(section.rule_tip)
+        box = QGroupBox(section.title)
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("Source", source_row)
@@ -98,13 +98,13 @@ class StepHookEditor(QWidget):
         form.addRow("Deadline", self.deadline)
 
         self.findings_list = findings_list()
-        self.findings_list.setObjectName("stepFindings")
+        self.findings_list.setObjectName(f"{key}Findings")
         findings_box = QGroupBox("Findings")
         QVBoxLayout(findings_box).addWidget(self.findings_list)
 
-        self.save_button = QPushButton("Save step hook")
-        self.save_button.setObjectName("saveStep")
-        self.save_button.setToolTip("Save the step hook to hookstudio.json (Ctrl+S)")
+        self.save_button = QPushButton(f"Save {section.noun}")
+        self.save_button.setObjectName(f"save{key.title()}")
+        self.save_button.setToolTip(f"Save the {section.noun} to hookstudio.json (Ctrl+S)")
         actions = QHBoxLayout()
         actions.addStretch(1)
         actions.addWidget(self.save_button)
@@ -151,7 +151,7 @@ class StepHookEditor(QWidget):
         self.notice.setText(text or "")
         self.notice.setVisible(bool(text))
 
-    def load(self, draft: StepDraft) -> None:
+    def load(self, draft: HookSourceDraft) -> None:
         """Show a draft from disk: a fresh start for undo."""
         self.undo_stack.clear()
         self.show_draft(draft)
@@ -165,7 +165,7 @@ class StepHookEditor(QWidget):
         return not errors(self.findings)
 
     # ---- edits ----------------------------------------------------------------------------
-    def apply(self, after: StepDraft, text: str, merge: int = -1) -> None:
+    def apply(self, after: HookSourceDraft, text: str, merge: int = -1) -> None:
         if after == self.draft:
             return
         self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
@@ -173,32 +173,36 @@ class StepHookEditor(QWidget):
     def _on_source_edited(self, _text: str) -> None:
         if self._showing:
             return
-        source = join_source(self.source.currentText(), self.function.currentText())
-        self.apply(StepDraft(source, self.draft.base), "Edit step source", self.MERGE_SOURCE)
+        source = self.section.join(self.source.currentText(), self.function.currentText())
+        self.apply(
+            HookSourceDraft(source, self.draft.base),
+            f"Edit {self.section.noun} source",
+            self.MERGE_SOURCE,
+        )
 
     def _on_clear(self) -> None:
-        self.apply(StepDraft("", self.draft.base), "No step hook")
+        self.apply(HookSourceDraft("", self.draft.base), f"No {self.section.noun}")
 
     def _on_finding_activated(self, item: QListWidgetItem) -> None:
         rule = item.data(Qt.ItemDataRole.UserRole + 1)
         (self.function if rule in FUNCTION_RULES else self.source).setFocus()
 
     # ---- rendering ------------------------------------------------------------------------
-    def show_draft(self, draft: StepDraft) -> None:
+    def show_draft(self, draft: HookSourceDraft) -> None:
         self.draft = draft
         self._render()
         self.draft_changed.emit(draft)
 
     def _render(self) -> None:
         draft = self.draft
-        path, function = split_source(draft.source)
-        found = section_findings("step", draft.value())
+        path, function = self.section.split(draft.source)
+        found = section_findings(self.section.key, draft.value())
         if self._source_check is not None:
             found += self._source_check(draft.value())
         self.findings = errors(found) + [f for f in found if f.severity != "error"]
         self._showing = True
         try:
-            typed = join_source(self.source.currentText(), self.function.currentText())
+            typed = self.section.join(self.source.currentText(), self.function.currentText())
             if draft.source and typed == draft.source:
                 # What the user is typing stays as typed (``lib/x.py:main`` is the same hook).
                 path, function = self.source.currentText(), self.function.currentText()
@@ -213,9 +217,9 @@ class StepHookEditor(QWidget):
         )
         self.function.setStyleSheet(ERROR_STYLE if function_errors else "")
         ok = (
-            "No problems: the step hook can be saved"
+            f"No problems: the {self.section.noun} can be saved"
             if draft.source
-            else "No step hook: runs of step samples need one (or --hook on the command line)"
+            else self.section.absent_note
         )
         show_findings(self.findings_list, self.findings, ok)
         self.clear_button.setEnabled(bool(draft.source))
