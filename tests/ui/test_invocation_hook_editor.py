@@ -11,7 +11,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from studio.core.workspace.draft_recovery import load_recovery
-from tests.ui.test_step_hook_editor import RUN_TIMEOUT_MS, WAIT_MS, items, type_into, window
+from tests.ui.test_step_hook_editor import (
+    RUN_TIMEOUT_MS,
+    WAIT_MS,
+    conflict_dialog,
+    items,
+    type_into,
+    window,
+)
 
 __all__ = ["window"]
 
@@ -137,3 +144,35 @@ def test_every_invocation_control_is_reached_by_tab(qtbot, window):
         seen.add(QApplication.focusWidget())
     assert {editor.clear_button, editor.findings_list, editor.save_button} <= seen
     assert editor.function in seen or editor.function.lineEdit() in seen
+
+
+def test_an_invocation_hook_changed_outside_while_edited_here_asks_with_a_diff(
+    qtbot, window, sample_workspace
+):
+    editor = show_invocation(window)
+    type_into(qtbot, editor.source, "lib/invocation.py")
+    qtbot.waitUntil(lambda: "prepare_invocation" in items(editor.function), timeout=WAIT_MS)
+    type_into(qtbot, editor.function, "prepare_invocation")
+    qtbot.waitUntil(lambda: editor.valid, timeout=WAIT_MS)
+    path = sample_workspace / "hookstudio.json"
+    outside = json.loads(path.read_text())
+    outside["invocation"]["source"] = "lib/invocation.ts"
+    outside["env"]["SUPPORT_REGION"] = "us"
+    path.write_text(json.dumps(outside, indent=2) + "\n")
+
+    dialog = conflict_dialog(qtbot, window)
+
+    assert dialog.windowTitle() == "The invocation hook changed in two places"
+    assert dialog.diff.toPlainText().splitlines()[:2] == [
+        "--- hookstudio.json (changed outside)",
+        "+++ yours (unsaved)",
+    ]
+    qtbot.mouseClick(dialog.keep_button, Qt.MouseButton.LeftButton)
+    editor.save_button.click()
+
+    # Mine for the invocation section; theirs for every other key.
+    assert json.loads(path.read_text()) == {
+        **outside,
+        "invocation": {"source": "lib/invocation.py:prepare_invocation"},
+    }
+    assert not window.isWindowModified()
