@@ -181,6 +181,11 @@ def test_a_secret_of_the_studios_environment_never_reaches_a_hook(workspace, mon
 
 
 def test_cancel_in_the_middle_of_a_run_is_immediate(hostile, workspace):
+    # A deadline far beyond the cancel, so that on a loaded machine the hook is never stopped by
+    # its timeout before the test has seen it start.
+    agent = json.loads((workspace.root / "agent.json").read_text())
+    agent["pre_llm_hook"]["timeout_ms"] = 30_000
+    write_json(workspace.root / "agent.json", agent)
     handle = None
 
     async def go():
