@@ -98,6 +98,14 @@ if TYPE_CHECKING:
     from studio.ui.shortcuts_sheet import ShortcutsSheet
 
 APP_NAME = "Hook Studio"
+EDITOR_TIPS = (
+    "The pre-LLM hook of the agent config: its source, timeout and targets",
+    "The sample the hook runs on",
+    "The hook's source file",
+    "The step-preparation hook (prepareStep) of hookstudio.json",
+    "The invocation-preparation hook (prepareInvocation) of hookstudio.json",
+    "The model hook chains (pre and post) of hookstudio.json",
+)
 FUTURE_LOOP = "future-loop"
 RECOVERY_KEY = "pre_llm_hook"
 
@@ -156,7 +164,7 @@ class MainWindow(QMainWindow):
 
         self.editors = QTabWidget()
         self.editors.setObjectName("editors")
-        self.editors.addTab(self.hook_editor, "Hook")
+        self.editors.addTab(self.hook_editor, "Pre-LLM")
         self.editors.addTab(self.sample_editor, "Sample")
         self.editors.addTab(self.source_view, "Source")
         self._add_config_editors()
@@ -277,9 +285,12 @@ class MainWindow(QMainWindow):
             partial(self._listing, module=True),
             self,
         )
-        self.editors.addTab(self.config_editors.step_editor, "Step hook")
-        self.editors.addTab(self.config_editors.invocation_editor, "Invocation hook")
+        self.editors.addTab(self.config_editors.step_editor, "Step")
+        self.editors.addTab(self.config_editors.invocation_editor, "Invocation")
         self.editors.addTab(self.config_editors.chain_editor, "Chains")
+        # Short titles, so that the six fit the editors' pane on a 1024-pixel screen.
+        for index, tip in enumerate(EDITOR_TIPS):
+            self.editors.setTabToolTip(index, tip)
         self.undo_group = QUndoGroup(self)
         for stack in (self.undo_stack, *self.config_editors.stacks):
             self.undo_group.addStack(stack)

@@ -26,7 +26,7 @@ RECORDS_SHARE, RECORDS_MIN, RECORDS_MAX = 0.3, 150, 260
 # The share of the window's width the Workspace dock starts with, and its bounds.
 WORKSPACE_SHARE, WORKSPACE_MIN, WORKSPACE_MAX = 0.15, 150, 230
 # The editors' share of the central area (the results have the rest).
-EDITORS_SHARE = 0.44
+EDITORS_SHARE = 0.49
 # A long sample name shows this many characters in the toolbar; the rest is in the tooltip.
 SAMPLE_BOX_CHARS = 24
 

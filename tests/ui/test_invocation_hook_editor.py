@@ -32,7 +32,7 @@ def show_invocation(window):
 def test_the_configured_invocation_hook_is_shown_in_its_own_tab(window):
     editor = show_invocation(window)
     index = window.editors.indexOf(editor)
-    assert window.editors.tabText(index) == "Invocation hook"
+    assert window.editors.tabText(index) == "Invocation"
     assert editor.source.currentText() == "lib/invocation.ts"
     assert editor.function.currentText() == "prepareInvocation"
     assert "lib/invocation.py" in items(editor.source)
