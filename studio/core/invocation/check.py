@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from studio.core.findings import Finding, PathPart, errors, first_error, warnings
+from studio.core.findings import Finding, errors, first_error, warnings
 from studio.core.invocation.decision import invocation_failure, plan_invocation
 from studio.core.invocation.sample import parse_invocation_tools
-from studio.core.json.values import type_name
-from studio.core.step.baseline import StepBaseline, parse_baseline
-from studio.core.step.check import DOCUMENT_RULE
+from studio.core.step.baseline import StepBaseline
+from studio.core.step.check import DOCUMENT_RULE, document_baseline, explained, not_an_object
 from studio.core.step.effective import effective_from_plan
 
 _DOCUMENT_KEYS: Final = ("baseline", "invocation", "amendment")
@@ -47,14 +46,14 @@ def check_document(document: Any) -> dict[str, Any]:
         }
     merged, amendment = parsed
     plan = plan_invocation(merged, amendment)
-    noted = [_explained(f) for f in warnings(plan.findings)]
+    noted = [explained(f) for f in warnings(plan.findings)]
     failed = first_error(plan.findings)
     if failed is not None:
         error = invocation_failure(failed).details["error"]
         return {
             "valid": False,
             "error": {**error, "rule": failed.rule},
-            "explanation": _explained(failed),
+            "explanation": explained(failed),
             "inspection": None,
             "effective": None,
             "warnings": noted,
@@ -72,31 +71,10 @@ def check_document(document: Any) -> dict[str, Any]:
 
 def _parse(document: Any) -> tuple[StepBaseline, Any] | list[Finding]:
     if not isinstance(document, dict):
-        return [_finding((), f"the document must be an object, got {type_name(document)}")]
-    findings: list[Finding] = []
-    for key in document:
-        if key not in _DOCUMENT_KEYS:
-            findings.append(_finding((key,), f"unknown document field {key!r}"))
-    for key in ("baseline", "amendment"):
-        if key not in document:
-            findings.append(_finding((key,), f"the document field {key!r} is required"))
-    baseline = None
-    if "baseline" in document:
-        parsed = parse_baseline(document["baseline"], at=("baseline",))
-        if isinstance(parsed, StepBaseline):
-            baseline = parsed
-        else:
-            findings.extend(parsed)
+        return [not_an_object(document)]
+    baseline, findings = document_baseline(document, _DOCUMENT_KEYS)
     tools = parse_invocation_tools(document.get("invocation"), baseline, findings)
     if errors(findings) or baseline is None:
         return [Finding(f.path, f.message, DOCUMENT_RULE, f.severity) for f in findings]
     merged = baseline.model_copy(update={"tools": (*baseline.tools, *tools)})
     return merged, document.get("amendment")
-
-
-def _explained(finding: Finding) -> dict[str, str]:
-    return {"path": finding.pointer, "message": finding.message, "rule": finding.rule}
-
-
-def _finding(path: tuple[PathPart, ...], message: str) -> Finding:
-    return Finding(path=path, message=message, rule=DOCUMENT_RULE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any, Final, TypedDict
+from typing import Any, Final
 
 from studio.core.contract import (
     CallHook,
@@ -16,7 +16,6 @@ from studio.core.contract import (
     Layer,
     RunJob,
     RunStopped,
-    tool_list_names,
 )
 from studio.core.findings import Finding
 from studio.core.invocation.decision import (
@@ -33,7 +32,12 @@ from studio.core.invocation.sample import (
 )
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import SourceRef, parse_source_ref
-from studio.core.step.contract import StepContract, preparation_worker_failure
+from studio.core.step.contract import (
+    RunFields,
+    StepContract,
+    effective_tool_names,
+    preparation_worker_failure,
+)
 from studio.core.step.settings import (
     MODULE_EXTENSIONS,
     StepSettings,
@@ -44,12 +48,6 @@ from studio.core.turn_error import HookRef, turn_error
 
 # A module hook named without a function is the export the reference's users write.
 MODULE_DEFAULT_EXPORT: Final = "prepareInvocation"
-
-
-class _RunFields(TypedDict):
-    contract: str
-    sample: str
-    input: Any
 
 
 def invocation_source_ref(source: str) -> SourceRef:
@@ -130,7 +128,7 @@ class InvocationContract(Contract):
         step_source = self._step_source(job, parsed)
         ref = invocation_source_ref(chosen)
         hook = HookRef(source=ref.path, function=ref.function, contract=self.name)
-        base: _RunFields = {
+        base: RunFields = {
             "contract": self.name,
             "sample": job.sample.name,
             "input": invocation_context(parsed),
@@ -226,13 +224,7 @@ class InvocationContract(Contract):
 
     def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
         """The child baseline's tools, and those active in it."""
-        effective = outcome.effective or {}
-        tools = tool_list_names(effective.get("tools"))
-        if tools is None:
-            return None
-        active = effective.get("activeTools")
-        after = tools if active is None else tool_list_names(active)
-        return None if after is None else (tools, after)
+        return effective_tool_names(outcome)
 
     def subject(self, outcome: RunOutcome) -> str | None:
         steps = (outcome.result or {}).get("steps") if isinstance(outcome.result, dict) else None

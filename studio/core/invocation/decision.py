@@ -36,10 +36,9 @@ from studio.core.step.amendment import (
 from studio.core.step.baseline import StepBaseline, shown_value
 from studio.core.step.decision import (
     PREPARATION_TIMEOUT_MS,
-    RESOURCE_READ_REASONS,
+    PreparationReason,
     amendment_failure,
-    preparation_failure,
-    resource_read_failure,
+    worker_preparation_failure,
 )
 from studio.core.step.decision_record import ResourceRead, pinned_reads, resource_read
 from studio.core.step.effective import EffectiveStep, effective_from_plan
@@ -146,27 +145,15 @@ def invocation_failure(finding: Finding) -> TurnError:
 def worker_failure(error: TurnError) -> TurnError:
     """A worker failure in the invocation's terms: ``timeout`` when the ceiling passed,
     otherwise ``callback``; a resource read the hook did not catch keeps its own reason."""
-    contract_error = error.details.get("contract_error") or {}
-    common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})
-    details = {k: v for k, v in error.details.items() if k != "contract_error"}
-    if contract_error.get("error") == "ResourceReadError" and contract_error.get("reason") in (
-        RESOURCE_READ_REASONS
-    ):
-        failure = resource_read_failure(
-            contract_error["reason"], identity=contract_error.get("identity"), **common
-        )
-        return failure.model_copy(
-            update={
-                "message": f"{failure.message} ({error.message})",
-                "details": {**failure.details, **details},
-            }
-        )
-    timed_out = error.kind == "timeout" or contract_error.get("reason") == "timeout"
-    if timed_out:
-        failure = preparation_failure("timeout", kind="timeout", details=details, **common)
-    else:
-        failure = preparation_failure("callback", kind=error.kind, details=details, **common)
-    return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
+    return worker_preparation_failure(error, _invocation_failure_reading)
+
+
+def _invocation_failure_reading(
+    error: TurnError, contract_error: dict[str, Any]
+) -> tuple[PreparationReason, str]:
+    if error.kind == "timeout" or contract_error.get("reason") == "timeout":
+        return "timeout", "timeout"
+    return "callback", error.kind
 
 
 def _declared_value(sample: InvocationSample, identity: str) -> Any:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.core.contract import CallHook, HookCall
+from studio.core.contract import CallHook
 from studio.core.invocation.sample import InvocationSample, child_step
 from studio.core.step.baseline import StepBaseline
-from studio.core.step.decision import decide_step, step_timeout_ms
-from studio.core.step.sample import step_context, step_worker_payload
-from studio.core.step.settings import MODULE_DEFAULT_EXPORT
+from studio.core.step.contract import step_hook_call
+from studio.core.step.decision import decide_step
+from studio.core.step.sample import step_context
 from studio.core.turn_error import HookRef, TurnError
 
 
@@ -45,16 +45,7 @@ async def run_child_steps(
     previous: str | None = None
     for position, parsed in enumerate(sample.steps):
         step = child_step(sample, parsed, child)
-        reply = await call_hook(
-            HookCall(
-                source=source,
-                hook=hook,
-                argument=step_worker_payload(step),
-                timeout_ms=step_timeout_ms(step.deadline_ms),
-                api="step",
-                options={"default_export": MODULE_DEFAULT_EXPORT},
-            )
-        )
+        reply = await call_hook(step_hook_call(source, hook, step))
         out.stdout += reply.stdout
         out.stderr += reply.stderr
         entry: dict[str, Any] = {

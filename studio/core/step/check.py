@@ -77,12 +77,12 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     failed = first_error(plan.findings)
     error = None if failed is None else {**error_for(failed), "rule": failed.rule}
     effective = effective_from_plan(plan)
-    noted = [_explained(f) for f in warnings(plan.findings)]
+    noted = [explained(f) for f in warnings(plan.findings)]
     if error is not None or effective is None:
         return {
             "valid": False,
             "error": error,
-            "explanation": None if failed is None else _explained(failed),
+            "explanation": None if failed is None else explained(failed),
             "inspection": None,
             "effective": None,
             "warnings": noted,
@@ -104,8 +104,33 @@ def check_amendment(document: Any, *, sealed_request_id: str | None = None) -> d
     }
 
 
-def _explained(finding: Finding) -> dict[str, str]:
+def explained(finding: Finding) -> dict[str, str]:
+    """The studio's own finding in a checked document's answer."""
     return {"path": finding.pointer, "message": finding.message, "rule": finding.rule}
+
+
+def not_an_object(document: Any) -> Finding:
+    return _finding((), f"the document must be an object, got {type_name(document)}")
+
+
+def document_baseline(
+    document: dict[str, Any], keys: tuple[str, ...]
+) -> tuple[StepBaseline | None, list[Finding]]:
+    """A checked document's baseline, with the findings on its keys (only ``keys`` are known,
+    ``baseline`` and ``amendment`` are required) and on the baseline."""
+    findings: list[Finding] = []
+    for key in document:
+        if key not in keys:
+            findings.append(_finding((key,), f"unknown document field {key!r}"))
+    for key in ("baseline", "amendment"):
+        if key not in document:
+            findings.append(_finding((key,), f"the document field {key!r} is required"))
+    if "baseline" not in document:
+        return None, findings
+    parsed = parse_baseline(document["baseline"], at=("baseline",))
+    if isinstance(parsed, StepBaseline):
+        return parsed, findings
+    return None, [*findings, *parsed]
 
 
 def amendment_document_findings(document: Any) -> list[Finding]:
@@ -127,24 +152,8 @@ def amendment_document_findings(document: Any) -> list[Finding]:
 def parse_document(document: Any) -> AmendmentDocument:
     """The document's parts, or :class:`AmendmentDocumentError` with every finding."""
     if not isinstance(document, dict):
-        raise AmendmentDocumentError(
-            [_finding((), f"the document must be an object, got {type_name(document)}")]
-        )
-    findings: list[Finding] = []
-    for key in document:
-        if key not in _DOCUMENT_KEYS:
-            findings.append(_finding((key,), f"unknown document field {key!r}"))
-    for key in ("baseline", "amendment"):
-        if key not in document:
-            findings.append(_finding((key,), f"the document field {key!r} is required"))
-
-    baseline = None
-    if "baseline" in document:
-        parsed = parse_baseline(document["baseline"], at=("baseline",))
-        if isinstance(parsed, StepBaseline):
-            baseline = parsed
-        else:
-            findings.extend(parsed)
+        raise AmendmentDocumentError([not_an_object(document)])
+    baseline, findings = document_baseline(document, _DOCUMENT_KEYS)
     step_index, reason = _step(document.get("step"), findings)
     resources = _resources(document.get("resources"), findings)
 

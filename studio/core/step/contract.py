@@ -19,12 +19,10 @@ from studio.core.findings import Finding, errors
 from studio.core.json.outline import Entry
 from studio.core.run_outcome import RunOutcome
 from studio.core.step.decision import (
-    RESOURCE_READ_REASONS,
     PreparationReason,
     decide_step,
-    preparation_failure,
-    resource_read_failure,
     step_timeout_ms,
+    worker_preparation_failure,
 )
 from studio.core.step.outline import step_outline
 from studio.core.step.sample import (
@@ -42,8 +40,8 @@ from studio.core.step.settings import (
 from studio.core.turn_error import HookRef, TurnError, turn_error
 
 
-class _RunFields(TypedDict):
-    """The :class:`RunOutcome` fields every step-preparation run fills in the same way."""
+class RunFields(TypedDict):
+    """The :class:`RunOutcome` fields every preparation run fills in the same way."""
 
     contract: str
     sample: str
@@ -121,21 +119,12 @@ class StepContract(Contract):
             )
         ref = step_source_ref(chosen)
         hook = HookRef(source=ref.path, function=ref.function, contract="step")
-        base: _RunFields = {
+        base: RunFields = {
             "contract": self.name,
             "sample": job.sample.name,
             "input": step_context(parsed),
         }
-        reply = await call_hook(
-            HookCall(
-                source=chosen,
-                hook=hook,
-                argument=step_worker_payload(parsed),
-                timeout_ms=step_timeout_ms(parsed.deadline_ms),
-                api="step",
-                options={"default_export": MODULE_DEFAULT_EXPORT},
-            )
-        )
+        reply = await call_hook(step_hook_call(chosen, hook, parsed))
         output = reply.output_fields(hook)
         if reply.error is not None:
             return RunOutcome(
@@ -170,13 +159,7 @@ class StepContract(Contract):
 
     def tool_names(self, outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
         """The graph's tools, and those active after the amendment."""
-        effective = outcome.effective or {}
-        tools = tool_list_names(effective.get("tools"))
-        if tools is None:
-            return None
-        active = effective.get("activeTools")
-        after = tools if active is None else tool_list_names(active)
-        return None if after is None else (tools, after)
+        return effective_tool_names(outcome)
 
     def describe(self, outcome: RunOutcome) -> list[str]:
         lines: list[str] = []
@@ -198,6 +181,29 @@ class StepContract(Contract):
         return lines
 
 
+def step_hook_call(source: str, hook: HookRef, sample: StepSample) -> HookCall:
+    """The worker call that prepares one step with the step hook ``source``."""
+    return HookCall(
+        source=source,
+        hook=hook,
+        argument=step_worker_payload(sample),
+        timeout_ms=step_timeout_ms(sample.deadline_ms),
+        api="step",
+        options={"default_export": MODULE_DEFAULT_EXPORT},
+    )
+
+
+def effective_tool_names(outcome: RunOutcome) -> tuple[list[str], list[str]] | None:
+    """The effective baseline's tools, and those of them active (all, when it names none)."""
+    effective = outcome.effective or {}
+    tools = tool_list_names(effective.get("tools"))
+    if tools is None:
+        return None
+    active = effective.get("activeTools")
+    after = tools if active is None else tool_list_names(active)
+    return None if after is None else (tools, after)
+
+
 _PREPARATION_REASONS: Final = get_args(PreparationReason)
 _KIND_REASONS: Final[dict[str, PreparationReason]] = {"timeout": "timeout", "cancelled": "aborted"}
 
@@ -207,29 +213,19 @@ def _is_preparation_reason(value: object) -> TypeGuard[PreparationReason]:
 
 
 def preparation_worker_failure(error: TurnError) -> TurnError:
-    """A worker failure in preparation terms: the reference's error beside the user's story."""
-    contract_error = error.details.get("contract_error") or {}
-    common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})
-    details = {k: v for k, v in error.details.items() if k != "contract_error"}
-    if contract_error.get("error") == "ResourceReadError" and contract_error.get("reason") in (
-        RESOURCE_READ_REASONS
-    ):
-        failure = resource_read_failure(
-            contract_error["reason"], identity=contract_error.get("identity"), **common
-        )
-        return failure.model_copy(
-            update={
-                "message": f"{failure.message} ({error.message})",
-                "details": {**failure.details, **details},
-            }
-        )
+    """A worker failure in step-preparation terms (see :func:`worker_preparation_failure`)."""
+    return worker_preparation_failure(error, _step_failure_reading)
+
+
+def _step_failure_reading(
+    error: TurnError, contract_error: dict[str, Any]
+) -> tuple[PreparationReason, str]:
     reason = (
         contract_error.get("reason") if contract_error.get("error") == "PreparationError" else None
     )
     if not _is_preparation_reason(reason):
         reason = _KIND_REASONS.get(error.kind, "callback")
-    failure = preparation_failure(reason, kind=error.kind, details=details, **common)
-    return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
+    return reason, error.kind
 
 
 def _amendment_arguments(p: argparse.ArgumentParser) -> None:

@@ -23,7 +23,7 @@ happens before there is a value to decide on.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -194,6 +194,37 @@ def resource_read_failure(reason: str, *, identity: str | None = None, **fields:
     return TurnError(
         kind="resource_read", reason="callback", message=message, details=details, **fields
     )
+
+
+# What a worker failure means at one boundary: its preparation reason and its turn-error kind,
+# from the worker's error and the error the reference raised (an empty dict when it raised none).
+WorkerFailureReading = Callable[[TurnError, dict[str, Any]], tuple[PreparationReason, str]]
+
+
+def worker_preparation_failure(error: TurnError, reading: WorkerFailureReading) -> TurnError:
+    """A worker failure in preparation terms: the reference's error beside the user's story.
+
+    A resource read the hook did not catch keeps its own reason; any other failure becomes the
+    ``PreparationError`` whose reason and kind ``reading`` gives it.
+    """
+    contract_error = error.details.get("contract_error") or {}
+    common = error.model_dump(exclude={"kind", "reason", "message", "details", "label"})
+    details = {k: v for k, v in error.details.items() if k != "contract_error"}
+    if contract_error.get("error") == "ResourceReadError" and contract_error.get("reason") in (
+        RESOURCE_READ_REASONS
+    ):
+        failure = resource_read_failure(
+            contract_error["reason"], identity=contract_error.get("identity"), **common
+        )
+        return failure.model_copy(
+            update={
+                "message": f"{failure.message} ({error.message})",
+                "details": {**failure.details, **details},
+            }
+        )
+    reason, kind = reading(error, contract_error)
+    failure = preparation_failure(reason, kind=kind, details=details, **common)
+    return failure.model_copy(update={"message": f"{failure.message} {error.message}"})
 
 
 def step_timeout_ms(deadline_ms: float | None = None) -> float:
