@@ -109,6 +109,8 @@ class HookEditor(QWidget):
     draft_changed = Signal(object)
     save_requested = Signal()
     remove_requested = Signal()
+    targets_replaced = Signal(int)
+    """All streams was chosen and took the place of this many other targets."""
 
     MERGE_SOURCE, MERGE_TIMEOUT, MERGE_NAME = 1, 2, 3
 
@@ -339,7 +341,13 @@ class HookEditor(QWidget):
         self.undo_stack.push(_DraftCommand(self, self.draft, after, text, merge))
 
     def _edit_rows(self, rows: Rows, _row: int | None) -> None:
-        self.apply(self.draft.with_rows(rows), "Change target")
+        before = len(self.draft.rows)
+        widened = any(row.kind is TargetKind.ALL for row in rows) and len(rows) < before
+        self.apply(
+            self.draft.with_rows(rows), "Apply to all streams" if widened else "Change target"
+        )
+        if widened:
+            self.targets_replaced.emit(before - len(rows))
 
     def _on_add_target(self) -> None:
         self.apply(self.draft.with_rows(add_row(self.draft.rows)), "Add target")

@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         self.hook_editor.draft_changed.connect(self._on_draft_changed)
         self.hook_editor.save_requested.connect(self.save)
         self.hook_editor.remove_requested.connect(self.remove_hook)
+        self.hook_editor.targets_replaced.connect(self._on_targets_replaced)
         self.results.open_source.connect(self.open_source)
         self.results.save_as_test_requested.connect(self.save_as_test)
         self.test_matrix.run_opened.connect(self._on_test_run_opened)
@@ -1541,6 +1542,14 @@ class MainWindow(QMainWindow):
             self.results.show_outcome(outcome)
         self.records.refresh()
         self.run_finished.emit(outcome)
+
+    def _on_targets_replaced(self, count: int) -> None:
+        others = "the other target was" if count == 1 else f"the {count} other targets were"
+        self.statusBar().showMessage(
+            f"All streams covers every loop, now and later: {others} removed (Undo brings "
+            "them back)",
+            10000,
+        )
 
     # ---- hook tests ---------------------------------------------------------------------------
     def run_tests(self) -> None:

@@ -86,6 +86,11 @@ def test_all_streams_is_exclusive_and_undo_brings_the_rows_back(window):
     choose_in_row(window, 1, "All streams (including future loops)")
     assert editor.draft.rows == (TargetRow.all_streams(),)
     assert editor.summary.text() == "All streams"
+    # Never silently: the window says how many targets it replaced and how to get them back.
+    assert len(before) == 2
+    said = window.statusBar().currentMessage()
+    assert "the other target was removed" in said and "Undo" in said
+    assert window.undo_action.text() == "&Undo Apply to all streams"
     applies = [editor.applies.item(i, 1).text() for i in range(editor.applies.rowCount())]
     assert all(text.startswith("✓") for text in applies)
     window.undo_action.trigger()
