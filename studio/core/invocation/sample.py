@@ -37,8 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from studio.core.findings import Finding, PathPart, errors
 from studio.core.json.values import type_name
-from studio.core.step.baseline import Contributor, StepBaseline, parse_baseline
-from studio.core.step.sample import StepSample, parse_step_sample
+from studio.core.step.baseline import Contributor, StepBaseline
+from studio.core.step.sample import StepSample, parse_sample_head, parse_step_sample
 from studio.core.step.sample_findings import (
     SAMPLE_RULE as STEP_SAMPLE_RULE,
 )
@@ -49,7 +49,6 @@ from studio.core.step.sample_findings import (
     key_text,
     must_be,
     sample_finding,
-    shown_field,
 )
 from studio.core.step.sample_resources import DeclaredResource, parse_resources
 from studio.core.step.sample_stats import (
@@ -190,32 +189,14 @@ def parse_invocation_sample(value: Any) -> InvocationSample | list[Finding]:
     if not isinstance(value, dict):
         return [_finding((), f"an invocation sample must be an object, got {type_name(value)}")]
     findings: list[Finding] = []
-    for key in value:
-        if key not in SAMPLE_KEYS:
-            findings.append(
-                _finding((key_part(key),), f"unknown invocation sample field {key_text(key)}")
-            )
-    if value.get("contract") != CONTRACT:
-        findings.append(
-            _finding(
-                ("contract",),
-                f'contract must be "{CONTRACT}" for an invocation-preparation sample, '
-                f"got {shown_field(value, 'contract')}",
-            )
-        )
-    description = value.get("description")
-    if "description" in value and not isinstance(description, str):
-        findings.append(must_be(("description",), "a string", description))
-
-    baseline: StepBaseline | None = None
-    if "baseline" not in value:
-        findings.append(_finding(("baseline",), "the sample field 'baseline' is required"))
-    else:
-        parsed = parse_baseline(value["baseline"], at=("baseline",))
-        if isinstance(parsed, StepBaseline):
-            baseline = parsed
-        else:
-            findings.extend(parsed)
+    description, baseline = parse_sample_head(
+        value,
+        SAMPLE_KEYS,
+        CONTRACT,
+        findings,
+        name="invocation sample",
+        sample="an invocation-preparation sample",
+    )
 
     target_id = _target(value, findings)
     composition = _composition(value, findings)
@@ -247,7 +228,7 @@ def parse_invocation_sample(value: Any) -> InvocationSample | list[Finding]:
         resources=tuple(resources),
         step_hook=step_hook.strip() if isinstance(step_hook, str) else None,
         steps=tuple(steps),
-        description=description if isinstance(description, str) else None,
+        description=description,
         warnings=tuple(findings),
     )
 

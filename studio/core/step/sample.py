@@ -148,33 +148,14 @@ def parse_step_sample(value: Any) -> StepSample | list[Finding]:
     if not isinstance(value, dict):
         return [sample_finding((), f"a step sample must be an object, got {type_name(value)}")]
     findings: list[Finding] = []
-    for key in value:
-        if key not in SAMPLE_KEYS:
-            findings.append(
-                sample_finding((key_part(key),), f"unknown step sample field {key_text(key)}")
-            )
-    contract = value.get("contract")
-    if contract != CONTRACT:
-        findings.append(
-            sample_finding(
-                ("contract",),
-                f'contract must be "{CONTRACT}" for a step-preparation sample, '
-                f"got {shown_field(value, 'contract')}",
-            )
-        )
-    description = value.get("description")
-    if "description" in value and not isinstance(description, str):
-        findings.append(must_be(("description",), "a string", description))
-
-    baseline: StepBaseline | None = None
-    if "baseline" not in value:
-        findings.append(sample_finding(("baseline",), "the sample field 'baseline' is required"))
-    else:
-        parsed = parse_baseline(value["baseline"], at=("baseline",))
-        if isinstance(parsed, StepBaseline):
-            baseline = parsed
-        else:
-            findings.extend(parsed)
+    description, baseline = parse_sample_head(
+        value,
+        SAMPLE_KEYS,
+        CONTRACT,
+        findings,
+        name="step sample",
+        sample="a step-preparation sample",
+    )
 
     step = _StepParts()
     if "step" not in value:
@@ -200,9 +181,51 @@ def parse_step_sample(value: Any) -> StepSample | list[Finding]:
         stats_given=step.stats is not None,
         resources=tuple(resources),
         deadline_ms=None if deadline is None else float(deadline),
-        description=description if isinstance(description, str) else None,
+        description=description,
         warnings=tuple(findings),
     )
+
+
+def parse_sample_head(
+    value: dict[str, Any],
+    keys: tuple[str, ...],
+    contract: str,
+    findings: list[Finding],
+    *,
+    name: str,
+    sample: str,
+) -> tuple[str | None, StepBaseline | None]:
+    """The description and baseline every preparation sample starts with, each finding on
+    them, on an unknown key (only ``keys`` are known) and on a ``contract`` other than
+    ``contract`` added to ``findings``. ``name`` names the sample in the unknown-key message
+    ("step sample"), ``sample`` in the contract message ("a step-preparation sample")."""
+    for key in value:
+        if key not in keys:
+            findings.append(
+                sample_finding((key_part(key),), f"unknown {name} field {key_text(key)}")
+            )
+    if value.get("contract") != contract:
+        findings.append(
+            sample_finding(
+                ("contract",),
+                f'contract must be "{contract}" for {sample}, got {shown_field(value, "contract")}',
+            )
+        )
+    description = value.get("description")
+    if "description" in value and not isinstance(description, str):
+        findings.append(must_be(("description",), "a string", description))
+    if "baseline" not in value:
+        findings.append(sample_finding(("baseline",), "the sample field 'baseline' is required"))
+        return _text_or_none(description), None
+    parsed = parse_baseline(value["baseline"], at=("baseline",))
+    if isinstance(parsed, StepBaseline):
+        return _text_or_none(description), parsed
+    findings.extend(parsed)
+    return _text_or_none(description), None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 class _StepParts:
