@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -328,26 +328,9 @@ def _piece(text: str, pos: int, depth: int) -> tuple[Any, int]:
     c = text[pos]
     if depth <= 0 or (c != "{" and c != "["):
         return _DECODER.raw_decode(text, pos)
-    i = _WS.match(text, pos + 1).end()
     if c == "{":
-        members: dict[str, Any] = {}
-        if text[i] == "}":
-            return members, i + 1
-        while True:
-            if text[i] != '"':
-                raise ValueError("a key must be a string")
-            key, i = _DECODER.raw_decode(text, i)
-            i = _WS.match(text, i).end()
-            if text[i] != ":":
-                raise ValueError("':' expected")
-            members[key], i = _piece(text, _WS.match(text, i + 1).end(), depth - 1)
-            i = _WS.match(text, i).end()
-            if text[i] == ",":
-                i = _WS.match(text, i + 1).end()
-            elif text[i] == "}":
-                return members, i + 1
-            else:
-                raise ValueError("',' or '}' expected")
+        return _object_piece(text, pos, depth - 1)
+    i = _WS.match(text, pos + 1).end()
     items: list[Any] = []
     if text[i] == "]":
         return items, i + 1
@@ -361,6 +344,42 @@ def _piece(text: str, pos: int, depth: int) -> tuple[Any, int]:
             return items, i + 1
         else:
             raise ValueError("',' or ']' expected")
+
+
+MemberReader = Callable[[dict[str, Any], str, int], int]
+"""Reads the member ``key``, whose value starts at the index given, into the members; returns
+the index where the value ends."""
+
+
+def _object_piece(
+    text: str, pos: int, depth: int, read_member: MemberReader | None = None
+) -> tuple[dict[str, Any], int]:
+    """The object whose ``{`` is at ``pos``, each member's value read by ``read_member`` or, by
+    default, as :func:`_piece` reads it to ``depth`` levels; and the index after its ``}``."""
+    members: dict[str, Any] = {}
+    i = _WS.match(text, pos + 1).end()
+    if text[i] == "}":
+        return members, i + 1
+    while True:
+        if text[i] != '"':
+            raise ValueError("a key must be a string")
+        key, i = _DECODER.raw_decode(text, i)
+        i = _WS.match(text, i).end()
+        if text[i] != ":":
+            raise ValueError("':' expected")
+        i = _WS.match(text, i + 1).end()
+        # The plain read is inlined: it runs once per member of every large request.
+        if read_member is None:
+            members[key], i = _piece(text, i, depth)
+        else:
+            i = read_member(members, key, i)
+        i = _WS.match(text, i).end()
+        if text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+        elif text[i] == "}":
+            return members, i + 1
+        else:
+            raise ValueError("',' or '}' expected")
 
 
 Shared = Mapping[str, tuple[str, Any]]
@@ -398,33 +417,18 @@ def _shared_piece(
             raise ValueError("an object expected on the way")
         return _piece(text, pos, depth)
     inner = max(depth - 1, 0)
-    members: dict[str, Any] = {}
-    i = _WS.match(text, pos + 1).end()
-    if text[i] == "}":
-        return members, i + 1
-    while True:
-        if text[i] != '"':
-            raise ValueError("a key must be a string")
-        key, i = _DECODER.raw_decode(text, i)
-        i = _WS.match(text, i).end()
-        if text[i] != ":":
-            raise ValueError("':' expected")
-        i = _WS.match(text, i + 1).end()
-        if path:
-            if key == path[0]:
-                taken.clear()  # a repeated key: the last one counts
-                members[key], i = _shared_piece(text, i, path[1:], shared, inner, taken)
-            else:
-                members[key], i = _piece(text, i, inner)
+
+    def member(members: dict[str, Any], key: str, at: int) -> int:
+        if not path:
+            return _shared_member(text, at, key, shared, inner, members, taken)
+        if key == path[0]:
+            taken.clear()  # a repeated key: the last one counts
+            members[key], end = _shared_piece(text, at, path[1:], shared, inner, taken)
         else:
-            i = _shared_member(text, i, key, shared, inner, members, taken)
-        i = _WS.match(text, i).end()
-        if text[i] == ",":
-            i = _WS.match(text, i + 1).end()
-        elif text[i] == "}":
-            return members, i + 1
-        else:
-            raise ValueError("',' or '}' expected")
+            members[key], end = _piece(text, at, inner)
+        return end
+
+    return _object_piece(text, pos, inner, member)
 
 
 def _shared_member(
