@@ -522,6 +522,16 @@ def _read_disk(path: Path) -> _Disk:
     return _Disk(data, FileStamp.of(info))
 
 
+def _read_config(path: Path) -> tuple[_Disk, _Parsed, bool]:
+    """The file's bytes, its parsed text and whether it had a byte order mark; an empty config
+    when there is no file."""
+    disk = _read_disk(path)
+    if disk.data is None:
+        return disk, _Parsed("", {}, NEW_FILE_FORMATTING, None, []), False
+    text, bom = _decode(disk.data, path)
+    return disk, _parse(text, path), bom
+
+
 def _decode(data: bytes, path: Path) -> tuple[str, bool]:
     bom = data.startswith(codecs.BOM_UTF8)
     body = data[len(codecs.BOM_UTF8) :] if bom else data
@@ -554,7 +564,7 @@ class AgentDocument:
     @classmethod
     def load(cls, path: str | Path) -> AgentDocument:
         path = Path(path)
-        disk, parsed, bom = cls._read(path)
+        disk, parsed, bom = _read_config(path)
         return cls(path, disk, parsed, bom)
 
     @classmethod
@@ -569,18 +579,10 @@ class AgentDocument:
         version on disk to save to."""
         return cls(origin, _Disk(text.encode("utf-8"), None), _parse(text, origin), False)
 
-    @staticmethod
-    def _read(path: Path) -> tuple[_Disk, _Parsed, bool]:
-        disk = _read_disk(path)
-        if disk.data is None:
-            return disk, _Parsed("", {}, NEW_FILE_FORMATTING, None, []), False
-        text, bom = _decode(disk.data, path)
-        return disk, _parse(text, path), bom
-
     def reload(self) -> None:
         """Read the file again. When it cannot be read, this raises and the document keeps what
         it had; a later save then sees the change and will not overwrite the unreadable file."""
-        disk, parsed, bom = self._read(self.path)
+        disk, parsed, bom = _read_config(self.path)
         self._disk, self._parsed, self._bom = disk, parsed, bom
 
     # -- what was loaded -------------------------------------------------------------------

@@ -31,7 +31,6 @@ from studio.core.workspace.agent_document import (
     NEW_FILE_FORMATTING,
     AgentDocumentError,
     _apply,
-    _decode,
     _Disk,
     _Edit,
     _hook_value_text,
@@ -40,8 +39,8 @@ from studio.core.workspace.agent_document import (
     _member_layout,
     _new_layout,
     _object_text,
-    _parse,
     _Parsed,
+    _read_config,
     _read_disk,
     _value_text,
 )
@@ -110,11 +109,7 @@ class StudioConfigText:
     def read(cls, path: str | Path) -> StudioConfigText:
         path = Path(path)
         try:
-            disk = _read_disk(path)
-            if disk.data is None:
-                return cls(path, disk, _Parsed("", {}, NEW_FILE_FORMATTING, None, []), False)
-            text, bom = _decode(disk.data, path)
-            parsed = _parse(text, path)
+            disk, parsed, bom = _read_config(path)
         except AgentDocumentError as exc:
             problem = exc.problem.replace("an agent config", "the studio's settings file")
             where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
