@@ -17,6 +17,8 @@ from typing import Any, Final, Literal
 
 from studio.core.chain.builtins import BUILTIN_HOOKS, DEFAULT_POST_HOOKS
 from studio.core.chain.config import MODULE_DEFAULT_EXPORT, MODULE_EXTENSIONS, ChainName
+from studio.core.row_order import move_row as move_row
+from studio.core.row_order import remove_row as remove_row
 from studio.core.source_ref import DEFAULT_FUNCTION, parse_source_ref
 from studio.core.workspace.studio_config_edit import ABSENT
 
@@ -163,16 +165,6 @@ class ChainDraft:
 def add_row(rows: Rows, row: ChainRow, at: int | None = None) -> Rows:
     at = len(rows) if at is None else at
     return (*rows[:at], row, *rows[at:])
-
-
-def remove_row(rows: Rows, index: int) -> Rows:
-    return rows[:index] + rows[index + 1 :]
-
-
-def move_row(rows: Rows, source: int, destination: int) -> Rows:
-    changed = list(rows)
-    changed.insert(destination, changed.pop(source))
-    return tuple(changed)
 
 
 def set_row(rows: Rows, index: int, row: ChainRow) -> Rows:

@@ -27,6 +27,8 @@ from studio.core.pre_llm.config import (
     timeout_problem,
     validate_hook_config,
 )
+from studio.core.row_order import move_row as move_row
+from studio.core.row_order import remove_row as remove_row
 from studio.core.source_ref import lexical_path_problem, parse_source_ref
 
 ALL_STREAMS_LABEL = "All streams (including future loops)"
@@ -91,16 +93,6 @@ def choose(rows: Rows, index: int, row: TargetRow) -> Rows:
     changed[index] = row
     if row.kind is not TargetKind.EMPTY:
         changed = [r for i, r in enumerate(changed) if i == index or r.kind is not TargetKind.ALL]
-    return tuple(changed)
-
-
-def remove_row(rows: Rows, index: int) -> Rows:
-    return rows[:index] + rows[index + 1 :]
-
-
-def move_row(rows: Rows, source: int, destination: int) -> Rows:
-    changed = list(rows)
-    changed.insert(destination, changed.pop(source))
     return tuple(changed)
 
 
