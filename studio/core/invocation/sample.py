@@ -50,7 +50,11 @@ from studio.core.step.sample_findings import (
     must_be,
     sample_finding,
 )
-from studio.core.step.sample_resources import DeclaredResource, parse_resources
+from studio.core.step.sample_resources import (
+    DeclaredResource,
+    declared_resource,
+    parse_resources,
+)
 from studio.core.step.sample_stats import (
     ModelCallStats,
     ScopeStats,
@@ -141,10 +145,8 @@ class InvocationSample(BaseModel):
         )
 
     def resource(self, identity: str) -> DeclaredResource | None:
-        for declared in self.resources:
-            if declared.identity == identity:
-                return declared
-        return None
+        """The declared resource with ``identity``; ``None`` when reading it is ``undeclared``."""
+        return declared_resource(self.resources, identity)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -64,7 +64,11 @@ from studio.core.step.sample_findings import (
     shown_field,
 )
 from studio.core.step.sample_messages import ToolHistoryEntry, check_messages, tool_history
-from studio.core.step.sample_resources import DeclaredResource, parse_resources
+from studio.core.step.sample_resources import (
+    DeclaredResource,
+    declared_resource,
+    parse_resources,
+)
 from studio.core.step.sample_stats import StepStats, derived_stats, parse_stats
 
 CONTRACT: Final = "step"
@@ -104,10 +108,7 @@ class StepSample(BaseModel):
 
     def resource(self, identity: str) -> DeclaredResource | None:
         """The declared resource with ``identity``; ``None`` when reading it is ``undeclared``."""
-        for declared in self.resources:
-            if declared.identity == identity:
-                return declared
-        return None
+        return declared_resource(self.resources, identity)
 
 
 # ---------------------------------------------------------------------------------------------

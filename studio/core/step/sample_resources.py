@@ -47,6 +47,16 @@ class DeclaredResource(BaseModel):
         return {"identity": self.identity, "value": copy.deepcopy(self.value)}
 
 
+def declared_resource(
+    resources: tuple[DeclaredResource, ...], identity: str
+) -> DeclaredResource | None:
+    """The declared resource with ``identity``; ``None`` when reading it is ``undeclared``."""
+    for declared in resources:
+        if declared.identity == identity:
+            return declared
+    return None
+
+
 def parse_resources(value: Any, findings: list[Finding]) -> list[DeclaredResource]:
     if not isinstance(value, list):
         findings.append(must_be(("resources",), "an array of declared resources", value))
