@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -23,7 +22,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -54,8 +52,10 @@ from studio.ui.config_editor_parts import (
     SectionCheck,
     findings_list,
     path_picker,
+    scrolled_editor,
     set_choices,
     show_findings,
+    source_row,
 )
 
 USER_HOOK = "Your own hook"
@@ -138,10 +138,7 @@ class ChainEditor(QWidget):
             "The function to call (a TypeScript or JavaScript module's default export, or main "
             "in Python, when none is named)"
         )
-        source_row = QHBoxLayout()
-        source_row.addWidget(self.source, 3)
-        source_row.addWidget(QLabel(":"))
-        source_row.addWidget(self.function, 2)
+        source_fields = source_row(self.source, self.function)
         self.timeout = QLineEdit()
         self.timeout.setObjectName("hookTimeout")
         self.timeout.setPlaceholderText(f"{DEFAULT_HOOK_TIMEOUT_MS} (the default)")
@@ -150,7 +147,7 @@ class ChainEditor(QWidget):
         form = QFormLayout(self.selected_title)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.addRow("Hook", self.kind)
-        form.addRow("Source", source_row)
+        form.addRow("Source", source_fields)
         form.addRow("Timeout (ms)", self.timeout)
 
         self.findings_list = findings_list()
@@ -165,26 +162,12 @@ class ChainEditor(QWidget):
         actions.addStretch(1)
         actions.addWidget(self.save_button)
 
-        content = QWidget()
-        layout = QVBoxLayout(content)
-        layout.addWidget(boxes["pre"])
-        layout.addWidget(boxes["post"])
-        layout.addWidget(self.selected_title)
-        layout.addWidget(findings_box)
-        layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        # The area itself is no Tab stop: Tab goes straight to its fields.
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.notice)
-        # Below its natural height the editor scrolls, and Save stays in view below it.
-        outer.addWidget(scroll, 1)
-        actions.setContentsMargins(6, 2, 6, 4)
-        outer.addLayout(actions)
+        scrolled_editor(
+            self,
+            self.notice,
+            [boxes["pre"], boxes["post"], self.selected_title, findings_box],
+            actions,
+        )
 
         self.defaults.toggled.connect(self._on_defaults_toggled)
         self.kind.activated.connect(self._on_kind_chosen)

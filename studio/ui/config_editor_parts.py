@@ -1,5 +1,5 @@
-"""What the step-hook and chain editors share: a draft change as an undo command, the findings
-list, and the source-path and function pickers."""
+"""What the hook editors share: a draft change as an undo command, the findings list, the
+source-path and function pickers, and the scrolling body with Save below it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,18 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoCommand
-from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QSizePolicy
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.findings import Finding
 
@@ -46,6 +57,40 @@ class DraftCommand(QUndoCommand):
 
     def undo(self) -> None:
         self.editor.show_draft(self.before)
+
+
+def source_row(source: QWidget, function: QWidget) -> QHBoxLayout:
+    """The source file and its function side by side, as ``file:function`` is written."""
+    row = QHBoxLayout()
+    row.addWidget(source, 3)
+    row.addWidget(QLabel(":"))
+    row.addWidget(function, 2)
+    return row
+
+
+def scrolled_editor(
+    editor: QWidget, notice: QLabel, sections: Sequence[QWidget], actions: QHBoxLayout
+) -> None:
+    """Lays out an editor: its notice, its sections in a scroll area, and its actions below.
+
+    Below its natural height the editor scrolls, and Save stays in view below it."""
+    content = QWidget()
+    layout = QVBoxLayout(content)
+    for section in sections:
+        layout.addWidget(section)
+    layout.addStretch(1)
+    scroll = QScrollArea()
+    scroll.setWidget(content)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    # The area itself is no Tab stop: Tab goes straight to its fields.
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    outer = QVBoxLayout(editor)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(notice)
+    outer.addWidget(scroll, 1)
+    actions.setContentsMargins(6, 2, 6, 4)
+    outer.addLayout(actions)
 
 
 def findings_list() -> QListWidget:

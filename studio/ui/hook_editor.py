@@ -12,21 +12,17 @@ from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QPalette, QUndoCommand, QUndoStack
+from PySide6.QtGui import QPalette, QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
-    QScrollArea,
-    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -59,6 +55,13 @@ from studio.core.pre_llm.targets import (
 )
 from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.engine.runtimes import language_problem
+from studio.ui.config_editor_parts import (
+    ERROR_STYLE,
+    DraftCommand,
+    findings_list,
+    scrolled_editor,
+    source_row,
+)
 from studio.ui.result_style import accent
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
@@ -69,38 +72,11 @@ FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 TYPING_RECHECK_MS = 100
 """How long the findings wait for the next keystroke in a cell before they are checked."""
 
-ERROR_STYLE = "border: 1px solid #d04040; border-radius: 3px;"
 # Both colours are set, so the banner reads the same on a light and a dark palette.
 NOTICE_STYLE = (
     "QLabel#noticeBanner { background: #fff1c2; color: #4a3500; border: 1px solid #d9b23c;"
     " border-radius: 3px; padding: 6px; }"
 )
-
-
-class _DraftCommand(QUndoCommand):
-    def __init__(
-        self, editor: HookEditor, before: HookDraft, after: HookDraft, text: str, merge: int
-    ):
-        super().__init__(text)
-        self.editor = editor
-        self.before = before
-        self.after = after
-        self.merge = merge
-
-    def id(self) -> int:
-        return self.merge
-
-    def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, _DraftCommand) or other.merge != self.merge or self.merge < 0:
-            return False
-        self.after = other.after
-        return True
-
-    def redo(self) -> None:
-        self.editor._show_draft(self.after)
-
-    def undo(self) -> None:
-        self.editor._show_draft(self.before)
 
 
 class HookEditor(QWidget):
@@ -148,10 +124,6 @@ class HookEditor(QWidget):
         self.function.setEditable(True)
         self.function.setMinimumWidth(100)
         self.function.setToolTip("The function to call (main when none is named)")
-        source_row = QHBoxLayout()
-        source_row.addWidget(self.source, 3)
-        source_row.addWidget(QLabel(":"))
-        source_row.addWidget(self.function, 2)
 
         self.timeout = QLineEdit()
         self.timeout.setPlaceholderText("none (the agent limit applies)")
@@ -182,18 +154,12 @@ class HookEditor(QWidget):
         form = QFormLayout()
         # On a narrow editor the labels go above their fields instead of squeezing them.
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        form.addRow("Lambda source", source_row)
+        form.addRow("Lambda source", source_row(self.source, self.function))
         form.addRow("Timeout (ms)", timeout_row)
         form.addRow("Targets", self.targets)
         form.addRow("", target_buttons)
 
-        self.findings_list = QListWidget()
-        self.findings_list.setObjectName("findings")
-        # A finding is read whole: long ones wrap instead of scrolling sideways.
-        self.findings_list.setWordWrap(True)
-        self.findings_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.findings_list.setMaximumHeight(110)
-        self.findings_list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.findings_list = findings_list()
 
         self.applies = QTableWidget(0, 2)
         self.applies.setObjectName("applies")
@@ -221,25 +187,8 @@ class HookEditor(QWidget):
         findings_layout = QVBoxLayout(findings_box)
         findings_layout.addWidget(self.findings_list)
 
-        content = QWidget()
-        layout = QVBoxLayout(content)
-        layout.addWidget(box)
-        layout.addWidget(findings_box)
-        layout.addWidget(applies_box)
-        layout.addStretch(1)
-        # The window must fit a 640-pixel screen; below its natural height the editor scrolls,
-        # and Save stays in view below it.
-        scroll = QScrollArea()
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.notice)
-        outer.addWidget(scroll, 1)
-        actions.setContentsMargins(6, 2, 6, 4)
-        outer.addLayout(actions)
+        # The window must fit a 640-pixel screen.
+        scrolled_editor(self, self.notice, [box, findings_box, applies_box], actions)
 
         self.source.textEdited.connect(self._on_source_edited)
         self.function.editTextChanged.connect(self._on_function_edited)
@@ -254,7 +203,7 @@ class HookEditor(QWidget):
         self.findings_list.itemActivated.connect(self._on_finding_activated)
         self.save_button.clicked.connect(self.save_requested)
         self.remove_hook_button.clicked.connect(self.remove_requested)
-        self._show_draft(self.draft)
+        self.show_draft(self.draft)
 
     # ---- context ---------------------------------------------------------------------------
     def set_context(
@@ -318,7 +267,7 @@ class HookEditor(QWidget):
         """Show a draft from disk: a fresh start for undo."""
         self._has_hook = has_hook
         self.undo_stack.clear()
-        self._show_draft(draft)
+        self.show_draft(draft)
         self.undo_stack.setClean()
 
     def take_from_disk(self, draft: HookDraft, has_hook: bool, text: str) -> None:
@@ -338,7 +287,7 @@ class HookEditor(QWidget):
     def apply(self, after: HookDraft, text: str, merge: int = -1) -> None:
         if after == self.draft:
             return
-        self.undo_stack.push(_DraftCommand(self, self.draft, after, text, merge))
+        self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
 
     def _edit_rows(self, rows: Rows, _row: int | None) -> None:
         before = len(self.draft.rows)
@@ -439,7 +388,7 @@ class HookEditor(QWidget):
         self.apply(replace(self.draft, timeout=text), "Edit timeout", self.MERGE_TIMEOUT)
 
     # ---- rendering ------------------------------------------------------------------------
-    def _show_draft(self, draft: HookDraft) -> None:
+    def show_draft(self, draft: HookDraft) -> None:
         self.draft = draft
         self._render(draft)
         self.draft_changed.emit(draft)

@@ -14,13 +14,11 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidgetItem,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -35,8 +33,10 @@ from studio.ui.config_editor_parts import (
     SectionCheck,
     findings_list,
     path_picker,
+    scrolled_editor,
     set_choices,
     show_findings,
+    source_row,
 )
 
 
@@ -79,10 +79,6 @@ class HookSectionEditor(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.function.setToolTip(section.function_tip)
-        source_row = QHBoxLayout()
-        source_row.addWidget(self.source, 3)
-        source_row.addWidget(QLabel(":"))
-        source_row.addWidget(self.function, 2)
         self.clear_button = QPushButton(f"No {section.noun}")
         self.clear_button.setObjectName(f"clear{key.title()}Hook")
         self.clear_button.setToolTip(f"Clear the source: no {section.noun}")
@@ -93,7 +89,7 @@ class HookSectionEditor(QWidget):
         box = QGroupBox(section.title)
         form = QFormLayout(box)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
-        form.addRow("Source", source_row)
+        form.addRow("Source", source_row(self.source, self.function))
         form.addRow("", self.clear_button)
         form.addRow("Deadline", self.deadline)
 
@@ -109,24 +105,7 @@ class HookSectionEditor(QWidget):
         actions.addStretch(1)
         actions.addWidget(self.save_button)
 
-        content = QWidget()
-        layout = QVBoxLayout(content)
-        layout.addWidget(box)
-        layout.addWidget(findings_box)
-        layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidget(content)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        # The area itself is no Tab stop: Tab goes straight to its fields.
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.notice)
-        # Below its natural height the editor scrolls, and Save stays in view below it.
-        outer.addWidget(scroll, 1)
-        actions.setContentsMargins(6, 2, 6, 4)
-        outer.addLayout(actions)
+        scrolled_editor(self, self.notice, [box, findings_box], actions)
 
         self.source.editTextChanged.connect(self._on_source_edited)
         self.function.editTextChanged.connect(self._on_source_edited)
