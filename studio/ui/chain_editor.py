@@ -6,10 +6,10 @@ stack and the view re-renders from it. Save is refused while the draft has an er
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -48,8 +48,6 @@ from studio.core.workspace.studio_config_edit import section_findings
 from studio.ui.chain_rows_model import ChainRowsModel, ChainRowsView
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
-    DraftCommand,
-    SectionCheck,
     findings_list,
     path_picker,
     scrolled_editor,
@@ -57,6 +55,7 @@ from studio.ui.config_editor_parts import (
     show_findings,
     source_row,
 )
+from studio.ui.draft_editor import SourcedDraftEditor
 
 USER_HOOK = "Your own hook"
 CHAIN_TITLES = {"pre": "Pre-model chain", "post": "Post-model chain"}
@@ -74,24 +73,16 @@ def _button(text: str) -> QToolButton:
     return button
 
 
-class ChainEditor(QWidget):
+class ChainEditor(SourcedDraftEditor):
     """Edits ``chain`` of hookstudio.json."""
 
-    draft_changed = Signal(object)
-    save_requested = Signal()
+    draft: ChainDraft
 
     MERGE_SOURCE, MERGE_TIMEOUT = 11, 12
 
     def __init__(self, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.undo_stack = undo_stack
-        self.draft = ChainDraft()
-        self.findings: list[Finding] = []
-        self._sources: list[str] = []
-        self._source_check: SectionCheck | None = None
-        self._functions: Callable[[str], Sequence[str] | None] | None = None
+        super().__init__(undo_stack, ChainDraft(), parent)
         self._selected: tuple[ChainName, int] | None = None
-        self._showing = False
 
         self.notice = QLabel()
         self.notice.setObjectName("chainNotice")
@@ -225,44 +216,7 @@ class ChainEditor(QWidget):
         self.up_buttons[chain], self.down_buttons[chain] = up, down
         return box
 
-    # ---- context ---------------------------------------------------------------------------
-    def set_context(
-        self,
-        sources: Sequence[str],
-        source_check: SectionCheck | None,
-        functions: Callable[[str], Sequence[str] | None] | None,
-    ) -> None:
-        """The workspace's hook sources (for the picker), how a source is checked against the
-        files, and how the functions of a source are listed (None until they are known)."""
-        self._sources = list(sources)
-        self._source_check = source_check
-        self._functions = functions
-        self.recheck()
-
-    def set_notice(self, text: str | None) -> None:
-        self.notice.setText(text or "")
-        self.notice.setVisible(bool(text))
-
-    def load(self, draft: ChainDraft) -> None:
-        """Show a draft from disk: a fresh start for undo."""
-        self.undo_stack.clear()
-        self.show_draft(draft)
-        self.undo_stack.setClean()
-
-    def recheck(self) -> None:
-        """The findings and pickers again, after the files on disk changed."""
-        self._render()
-
-    @property
-    def valid(self) -> bool:
-        return not errors(self.findings)
-
     # ---- edits ----------------------------------------------------------------------------
-    def apply(self, after: ChainDraft, text: str, merge: int = -1) -> None:
-        if after == self.draft:
-            return
-        self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
-
     def add_hook(self, chain: ChainName, row: ChainRow) -> None:
         rows = self.draft.rows(chain)
         self.apply(self.draft.with_rows(chain, add_row(rows, row)), "Add hook")
@@ -380,11 +334,6 @@ class ChainEditor(QWidget):
             self.defaults.setFocus()
 
     # ---- rendering ------------------------------------------------------------------------
-    def show_draft(self, draft: ChainDraft) -> None:
-        self.draft = draft
-        self._render()
-        self.draft_changed.emit(draft)
-
     def _check(self, draft: ChainDraft) -> list[Finding]:
         value = draft.value()
         found = section_findings("chain", value)

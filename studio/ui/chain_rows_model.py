@@ -17,13 +17,13 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     Qt,
-    Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QDrag, QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QWidget
 
 from studio.core.chain.chain_draft import ChainRow, Rows
 from studio.core.chain.config import DEFAULT_HOOK_TIMEOUT_MS, ChainName
+from studio.ui.ordered_rows_view import OrderedRowsView
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 ROW_MIME = "application/x-hookstudio-chain-row"
@@ -192,13 +192,9 @@ class ChainRowsModel(QAbstractTableModel):
         return True
 
 
-class ChainRowsView(QTableView):
+class ChainRowsView(OrderedRowsView):
     """The rows with keyboard reordering: Alt+Up/Down move, Delete removes, Insert adds. Tab
     leaves the table (arrows move inside it)."""
-
-    add_requested = Signal()
-    remove_requested = Signal(int)
-    move_requested = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -256,16 +252,3 @@ class ChainRowsView(QTableView):
         drag = QDrag(self)
         drag.setMimeData(model.mimeData([index]))
         drag.exec(Qt.DropAction.MoveAction)
-
-    def _remove_current(self) -> None:
-        if self.currentIndex().isValid():
-            self.remove_requested.emit(self.currentIndex().row())
-
-    def move_current(self, step: int) -> None:
-        index = self.currentIndex()
-        model = self.model()
-        if not index.isValid() or model is None:
-            return
-        target = index.row() + step
-        if 0 <= target < model.rowCount():
-            self.move_requested.emit(index.row(), target)

@@ -154,6 +154,17 @@ class RunJob(_Delivery):
             self.cancelled = True
             self._stop(self)
 
+    def failed_outcome(self, error: TurnError, contract: str) -> RunOutcome:
+        """The outcome that stands for this run where ``failed`` came instead of one, so it is
+        shown and recorded like every other run."""
+        return RunOutcome(
+            contract=contract,
+            status="turn_error",
+            sample=self.sample,
+            loop=self.loop,
+            turn_error=error,
+        )
+
     def _announce_start(self) -> None:
         self.started.emit()
 

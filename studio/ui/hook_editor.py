@@ -57,11 +57,11 @@ from studio.core.source_ref import format_source_ref, parse_source_ref
 from studio.engine.runtimes import language_problem
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
-    DraftCommand,
     findings_list,
     scrolled_editor,
     source_row,
 )
+from studio.ui.draft_editor import DraftEditor
 from studio.ui.result_style import accent
 from studio.ui.target_table import TargetTableModel, TargetTableView
 
@@ -79,22 +79,19 @@ NOTICE_STYLE = (
 )
 
 
-class HookEditor(QWidget):
+class HookEditor(DraftEditor):
     """Edits one agent config's ``pre_llm_hook``."""
 
-    draft_changed = Signal(object)
-    save_requested = Signal()
     remove_requested = Signal()
     targets_replaced = Signal(int)
     """All streams was chosen and took the place of this many other targets."""
 
+    draft: HookDraft
+
     MERGE_SOURCE, MERGE_TIMEOUT, MERGE_NAME = 1, 2, 3
 
     def __init__(self, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.undo_stack = undo_stack
-        self.draft = HookDraft()
-        self.findings: list[Finding] = []
+        super().__init__(undo_stack, HookDraft(), parent)
         self._declared: tuple[str, ...] = ()
         self._limit_ms: int | None = 60_000
         self._functions: list[str] = []
@@ -107,7 +104,6 @@ class HookEditor(QWidget):
         self._typing_timer.setSingleShot(True)
         self._typing_timer.setInterval(TYPING_RECHECK_MS)
         self._typing_timer.timeout.connect(self._on_typing_settled)
-        self._showing = False
         self._has_hook = False
         self._read_only: str | None = None
 
@@ -279,16 +275,7 @@ class HookEditor(QWidget):
         self._render(self.draft)
         self.undo_stack.setClean()
 
-    @property
-    def valid(self) -> bool:
-        return not errors(self.findings)
-
     # ---- edits ----------------------------------------------------------------------------
-    def apply(self, after: HookDraft, text: str, merge: int = -1) -> None:
-        if after == self.draft:
-            return
-        self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
-
     def _edit_rows(self, rows: Rows, _row: int | None) -> None:
         before = len(self.draft.rows)
         widened = any(row.kind is TargetKind.ALL for row in rows) and len(rows) < before

@@ -7,9 +7,7 @@ view re-renders from it. Save is refused while the draft has an error."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import (
     QComboBox,
@@ -23,14 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.findings import Finding, errors
+from studio.core.findings import errors
 from studio.core.hook_source_findings import FUNCTION_RULES
 from studio.core.hook_source_section import HookSourceDraft, HookSourceSection
 from studio.core.workspace.studio_config_edit import section_findings
 from studio.ui.config_editor_parts import (
     ERROR_STYLE,
-    DraftCommand,
-    SectionCheck,
     findings_list,
     path_picker,
     scrolled_editor,
@@ -38,29 +34,22 @@ from studio.ui.config_editor_parts import (
     show_findings,
     source_row,
 )
+from studio.ui.draft_editor import SourcedDraftEditor
 
 
-class HookSectionEditor(QWidget):
+class HookSectionEditor(SourcedDraftEditor):
     """Edits one hook section of hookstudio.json; object names start with its key
     (``stepSource``, ``invocationSource``)."""
 
-    draft_changed = Signal(object)
-    save_requested = Signal()
+    draft: HookSourceDraft
 
     MERGE_SOURCE = 21
 
     def __init__(
         self, section: HookSourceSection, undo_stack: QUndoStack, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__(undo_stack, HookSourceDraft(), parent)
         self.section = section
-        self.undo_stack = undo_stack
-        self.draft = HookSourceDraft()
-        self.findings: list[Finding] = []
-        self._sources: list[str] = []
-        self._source_check: SectionCheck | None = None
-        self._functions: Callable[[str], Sequence[str] | None] | None = None
-        self._showing = False
 
         self.notice = QLabel()
         key = section.key
@@ -114,41 +103,7 @@ class HookSectionEditor(QWidget):
         self.findings_list.itemActivated.connect(self._on_finding_activated)
         self.show_draft(self.draft)
 
-    # ---- context ---------------------------------------------------------------------------
-    def set_context(
-        self,
-        sources: Sequence[str],
-        source_check: SectionCheck | None,
-        functions: Callable[[str], Sequence[str] | None] | None,
-    ) -> None:
-        self._sources = list(sources)
-        self._source_check = source_check
-        self._functions = functions
-        self.recheck()
-
-    def set_notice(self, text: str | None) -> None:
-        self.notice.setText(text or "")
-        self.notice.setVisible(bool(text))
-
-    def load(self, draft: HookSourceDraft) -> None:
-        """Show a draft from disk: a fresh start for undo."""
-        self.undo_stack.clear()
-        self.show_draft(draft)
-        self.undo_stack.setClean()
-
-    def recheck(self) -> None:
-        self._render()
-
-    @property
-    def valid(self) -> bool:
-        return not errors(self.findings)
-
     # ---- edits ----------------------------------------------------------------------------
-    def apply(self, after: HookSourceDraft, text: str, merge: int = -1) -> None:
-        if after == self.draft:
-            return
-        self.undo_stack.push(DraftCommand(self, self.draft, after, text, merge))
-
     def _on_source_edited(self, _text: str) -> None:
         if self._showing:
             return
@@ -167,11 +122,6 @@ class HookSectionEditor(QWidget):
         (self.function if rule in FUNCTION_RULES else self.source).setFocus()
 
     # ---- rendering ------------------------------------------------------------------------
-    def show_draft(self, draft: HookSourceDraft) -> None:
-        self.draft = draft
-        self._render()
-        self.draft_changed.emit(draft)
-
     def _render(self) -> None:
         draft = self.draft
         path, function = self.section.split(draft.source)

@@ -684,13 +684,17 @@ class MainWindow(QMainWindow):
         return dialog
 
     def _on_sample_imported(self, name: str) -> None:
+        self._show_new_sample(name, f"Imported {SAMPLES_DIR}/{name}.json")
+
+    def _show_new_sample(self, name: str, message: str) -> None:
+        """Selects a sample just written to the samples folder and opens it in its editor."""
         if self.workspace is None:
             return
         self.sample_editor.on_files_changed({str(self.workspace.root / SAMPLES_DIR)})
         self._refresh_samples()
         self.sample_box.setCurrentText(name)
         self.editors.setCurrentWidget(self.sample_editor)
-        self.statusBar().showMessage(f"Imported {SAMPLES_DIR}/{name}.json", 4000)
+        self.statusBar().showMessage(message, 4000)
 
     def new_sample_from_history(self) -> HistorySampleDialog | None:
         """The New sample from history dialog of an .adf agent; the sample it writes is
@@ -1437,13 +1441,7 @@ class MainWindow(QMainWindow):
         return self.start_run(name, found.loop, hook_config=config or None, document=found.document)
 
     def _on_record_sample_created(self, name: str) -> None:
-        if self.workspace is None:
-            return
-        self.sample_editor.on_files_changed({str(self.workspace.root / SAMPLES_DIR)})
-        self._refresh_samples()
-        self.sample_box.setCurrentText(name)
-        self.editors.setCurrentWidget(self.sample_editor)
-        self.statusBar().showMessage(f"Created {SAMPLES_DIR}/{name}.json from a run's input", 4000)
+        self._show_new_sample(name, f"Created {SAMPLES_DIR}/{name}.json from a run's input")
 
     def _sample_contract(self, name: str) -> str | None:
         if self.workspace is None:
@@ -1517,14 +1515,7 @@ class MainWindow(QMainWindow):
 
     def _on_run_failed(self, job: RunJob, error: TurnError) -> None:
         contract = self._sample_contract(job.sample) or DEFAULT_CONTRACT
-        outcome = RunOutcome(
-            contract=contract,
-            status="turn_error",
-            sample=job.sample,
-            loop=job.loop,
-            turn_error=error,
-        )
-        self._on_run_finished(job, outcome)
+        self._on_run_finished(job, job.failed_outcome(error, contract))
 
     def _on_run_finished(self, job: RunJob, outcome: RunOutcome) -> None:
         self._on_tick()

@@ -9,12 +9,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QGroupBox,
-    QHeaderView,
     QSplitter,
     QStackedWidget,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -23,7 +20,7 @@ from PySide6.QtWidgets import (
 from studio.core.run_outcome import ChainStep, RunOutcome
 from studio.ui.contract_views import AMENDMENT, TIMELINE, result_view, result_words
 from studio.ui.result_json_tree import JsonTreeView, preview
-from studio.ui.result_style import heading, note, tint
+from studio.ui.result_style import heading, note, steps_table, tint
 
 RECORD_TITLE = "Decision record (content-free)"
 EFFECTIVE_TITLE = "Effective change (the studio's view, not part of the record)"
@@ -61,17 +58,7 @@ class ChainTimeline(QWidget):
         self.headline.setObjectName("chainHeadline")
         self.stops = note()
         self.stops.setObjectName("chainStops")
-        self.table = QTreeWidget()
-        self.table.setObjectName("chainTimeline")
-        self.table.setRootIsDecorated(False)
-        self.table.setUniformRowHeights(True)
-        self.table.setHeaderLabels(list(self.COLUMNS))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = self.table.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setStretchLastSection(False)
+        self.table = steps_table("chainTimeline", self.COLUMNS)
         self.table.currentItemChanged.connect(self._on_current_changed)
         self.detail = JsonTreeView(detail=False)
         self.detail_label = note("Select a hook to see what it returned and printed")

@@ -9,11 +9,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QGroupBox,
-    QHeaderView,
     QSplitter,
-    QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -21,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.contract import Layer
 from studio.ui.result_json_tree import JsonTreeView
-from studio.ui.result_style import heading, note, tint
+from studio.ui.result_style import heading, note, steps_table, tint
 
 COLUMNS = ("Layer", "Decision", "After request", "Sealed request")
 
@@ -35,17 +32,7 @@ class LayersView(QWidget):
         super().__init__(parent)
         self.headline = heading()
         self.headline.setObjectName("layersHeadline")
-        self.table = QTreeWidget()
-        self.table.setObjectName("layersTable")
-        self.table.setRootIsDecorated(False)
-        self.table.setUniformRowHeights(True)
-        self.table.setHeaderLabels(list(COLUMNS))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        header = self.table.header()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setStretchLastSection(False)
+        self.table = steps_table("layersTable", COLUMNS)
         self.table.currentItemChanged.connect(self._on_current_changed)
 
         self.asked_box = QGroupBox()

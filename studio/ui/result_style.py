@@ -5,11 +5,16 @@ themes alike; text keeps the palette's colours."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
+    QHeaderView,
     QLabel,
+    QTreeWidget,
     QWidget,
 )
 
@@ -61,6 +66,23 @@ def note(text: str = "") -> QLabel:
     label.setWordWrap(True)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
     return label
+
+
+def steps_table(name: str, columns: Sequence[str]) -> QTreeWidget:
+    """A read-only table of a run's steps, one row each: the second column takes the spare
+    width, the others fit their contents."""
+    table = QTreeWidget()
+    table.setObjectName(name)
+    table.setRootIsDecorated(False)
+    table.setUniformRowHeights(True)
+    table.setHeaderLabels(list(columns))
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    header = table.header()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+    header.setStretchLastSection(False)
+    return table
 
 
 def set_accent(widget: QWidget, kind: str | None) -> None:

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLineEdit,
     QStyledItemDelegate,
-    QTableView,
     QToolButton,
     QWidget,
 )
@@ -27,6 +26,7 @@ from studio.core.pre_llm.targets import (
     TargetRow,
     choose,
 )
+from studio.ui.ordered_rows_view import OrderedRowsView
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 CHOOSE_LABEL = "Choose a target…"
@@ -220,13 +220,10 @@ class _TargetDelegate(QStyledItemDelegate):
         super().setModelData(editor, model, index)
 
 
-class TargetTableView(QTableView):
+class TargetTableView(OrderedRowsView):
     """The rows with keyboard editing: Insert adds, Delete removes, Alt+Up/Down moves. Tab and
     Shift+Tab leave the table (arrows move between cells), so it is never a trap."""
 
-    add_requested = Signal()
-    remove_requested = Signal(int)
-    move_requested = Signal(int, int)
     name_typed = Signal(int, str)
     """A loop name as it stands in its cell's editor, before it is committed."""
     name_editor_closed = Signal()
@@ -254,8 +251,8 @@ class TargetTableView(QTableView):
             (QKeySequence(Qt.Key.Key_Insert), self.add_requested.emit, "Add a target row"),
             (QKeySequence("Ctrl+Shift+N"), self.add_requested.emit, "Add a target row"),
             (QKeySequence(Qt.Key.Key_Delete), self._remove_current, "Remove the target row"),
-            (QKeySequence("Alt+Up"), lambda: self._move_current(-1), "Move the target row up"),
-            (QKeySequence("Alt+Down"), lambda: self._move_current(1), "Move the target row down"),
+            (QKeySequence("Alt+Up"), lambda: self.move_current(-1), "Move the target row up"),
+            (QKeySequence("Alt+Down"), lambda: self.move_current(1), "Move the target row down"),
         ):
             shortcut = QShortcut(keys, self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -298,16 +295,3 @@ class TargetTableView(QTableView):
     def remove_button(self, row: int) -> QWidget | None:
         model = self.model()
         return self.indexWidget(model.index(row, REMOVE_COLUMN)) if model is not None else None
-
-    def _remove_current(self) -> None:
-        if self.currentIndex().isValid():
-            self.remove_requested.emit(self.currentIndex().row())
-
-    def _move_current(self, step: int) -> None:
-        index = self.currentIndex()
-        model = self.model()
-        if not index.isValid() or model is None:
-            return
-        target = index.row() + step
-        if 0 <= target < model.rowCount():
-            self.move_requested.emit(index.row(), target)

@@ -181,14 +181,7 @@ class HookTestMatrix(QWidget):
         self, generation: int, r: int, c: int, job: RunJob, error: TurnError
     ) -> None:
         contract = self.model.rows[r].tests.contract or "pre_llm"
-        outcome = RunOutcome(
-            contract=contract,
-            status="turn_error",
-            sample=job.sample,
-            loop=job.loop,
-            turn_error=error,
-        )
-        self._on_run_done(generation, r, c, outcome)
+        self._on_run_done(generation, r, c, job.failed_outcome(error, contract))
 
     def _on_run_done(self, generation: int, r: int, c: int, outcome: RunOutcome) -> None:
         if generation != self._generation:
