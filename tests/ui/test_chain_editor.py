@@ -16,6 +16,7 @@ from studio.core.chain.chain_draft import ChainRow
 from studio.core.workspace.draft_recovery import load_recovery
 from studio.ui.hook_conflict_dialog import HookConflictDialog
 from studio.ui.main_window import MainWindow
+from tests.support.editor_window import editor_window
 
 RUN_TIMEOUT_MS = 30_000
 WAIT_MS = 20_000
@@ -65,20 +66,14 @@ def workspace(tmp_path):
 
 @pytest.fixture
 def window(qtbot, workspace, tmp_path, monkeypatch):
-    # Closed here rather than by qtbot, which closes its widgets before this fixture's teardown
-    # marks the edits left unsaved as saved.
-    win = MainWindow(AppSettings(), tmp_path / "settings.json")
-    # Runtimes start when a run needs them; a warm-up still starting when a short test closes
-    # the window is not what these tests are about.
-    monkeypatch.setattr(win.bridge, "warm_up", lambda: None)
-    win.resize(1366, 768)
-    win.show()
-    assert win.open_workspace(workspace)
-    win.editors.setCurrentWidget(win.config_editors.chain_editor)
-    yield win
-    for stack in (win.undo_stack, *win.config_editors.stacks):
-        stack.setClean()
-    assert win.close()
+    with editor_window(
+        workspace,
+        tmp_path / "settings.json",
+        monkeypatch,
+        (1366, 768),
+        lambda win: win.config_editors.chain_editor,
+    ) as win:
+        yield win
 
 
 def focus_row(qtbot, table, row: int) -> None:

@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from studio.core.app_settings import AppSettings
 from studio.ui.hook_conflict_dialog import HookConflictDialog
 from studio.ui.main_window import MainWindow
+from tests.support.editor_window import editor_window
 
 RUN_TIMEOUT_MS = 30_000
 WAIT_MS = 20_000
@@ -20,18 +20,14 @@ WAIT_MS = 20_000
 
 @pytest.fixture
 def window(qtbot, sample_workspace, tmp_path, monkeypatch):
-    # Closed here rather than by qtbot, which closes its widgets before this fixture's teardown
-    # marks the edits left unsaved as saved.
-    win = MainWindow(AppSettings(), tmp_path / "settings.json")
-    monkeypatch.setattr(win.bridge, "warm_up", lambda: None)
-    win.resize(1024, 640)
-    win.show()
-    assert win.open_workspace(sample_workspace)
-    win.editors.setCurrentWidget(win.config_editors.step_editor)
-    yield win
-    for stack in (win.undo_stack, *win.config_editors.stacks):
-        stack.setClean()
-    assert win.close()
+    with editor_window(
+        sample_workspace,
+        tmp_path / "settings.json",
+        monkeypatch,
+        (1024, 640),
+        lambda win: win.config_editors.step_editor,
+    ) as win:
+        yield win
 
 
 def type_into(qtbot, combo, text: str) -> None:
