@@ -165,3 +165,29 @@ def test_a_layered_run_is_stored_with_its_step_decisions_only(bundled):
         assert again.result["childBaseline"]["model"] == "review-model"
     finally:
         store.close()
+
+
+class TestCeiling:
+    """§9: the invocation path has no caller deadline, only its 30-second ceiling, and a hook
+    that passes it fails with reason ``timeout`` (the child is never dispatched)."""
+
+    @pytest.mark.parametrize(
+        ("name", "text"),
+        [
+            ("hangs.py", "import time\n\ndef main(ctx):\n    time.sleep(600)\n"),
+            ("hangs.ts", "export function prepareInvocation() { for (;;) {} }\n"),
+        ],
+        ids=["python", "typescript"],
+    )
+    def test_a_hook_past_the_ceiling_fails_with_reason_timeout(self, bundled, name, text):
+        outcome = bundled.run("invocation-parallel-billing", hook=write_hook(bundled, name, text))
+        assert outcome.status == "turn_error"
+        error = outcome.turn_error
+        assert error.reason == "timeout"
+        assert error.details["error"] == {
+            "name": "PreparationError",
+            "reason": "timeout",
+            "message": "Request preparation failed: timeout.",
+        }
+        assert error.duration_ms >= 30_000
+        assert outcome.result is None and outcome.decision_record == {}
