@@ -14,14 +14,15 @@ def live_descendants(pid: int) -> set[int]:
     found: set[int] = set()
     stack = [pid]
     while stack:
-        for child in _children(stack.pop()):
-            if _alive(child):
+        for child in children(stack.pop()):
+            if alive(child):
                 found.add(child)
                 stack.append(child)
     return found
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The direct children of ``pid``."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -36,7 +37,8 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs; a zombie counts as ended."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             state = f.read().rsplit(")", 1)[1].split()[0]
