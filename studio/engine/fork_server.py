@@ -208,16 +208,9 @@ class ForkServer:
         self.workers[pid] = invocation
         self.send({"event": "spawned", "id": invocation, "pid": pid})
 
-    def _fork(self, child: Callable[[], NoReturn], *server_ends: socket.socket) -> int:
-        server = os.getpid()
+    def _fork(self, child: Callable[[], NoReturn]) -> int:
         pid = os.fork()
         if pid == 0:
-            # At once: a server killed before this line would leave a spare that waits forever.
-            process_control.die_with(server)
-            # The server's end of the spare's own channel too: held here, the spare would never
-            # see the channel close when the server ends.
-            for end in server_ends:
-                end.close()
             self.selector.close()
             self.control.close()
             os.close(self.wake_r)
@@ -237,7 +230,7 @@ class ForkServer:
             loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads), ours)
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads))
             except OSError:
                 ours.close()
                 return

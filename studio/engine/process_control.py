@@ -36,14 +36,6 @@ def become_reaper() -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
-def die_with(parent: int) -> None:
-    """Killed when ``parent`` ends; ended now if it already has (it ended between the fork and
-    this call, and the death signal would never come)."""
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:
-        os._exit(0)
-
-
 def become_worker() -> None:
     """A session of its own, death with the fork server, and adoption of its own orphans."""
     os.setsid()
