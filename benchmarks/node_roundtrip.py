@@ -7,9 +7,12 @@ Builds a temporary workspace with a hook that returns the request it gets, in Ty
 in Python, and measures through the studio's runner (the code of ``hook-studio bench``): a
 small request one run at a time, two at a time, and a 1 MB request. The reference model
 (``node_reference_model.mjs``: a fresh Worker and vm context created for each call) runs the
-same hook on the same Node. The Node floor (``node_floor.mjs``: a warm Node process answering
-the small request on a pipe) is the anchor of the trivial round trip. Each figure is the median
-over ``--rounds`` rounds, since the machine is shared and its speed varies.
+same hook on the same Node. The Node floor (``node_floor.mjs isolated``: a warm Node process
+answering the small request on a pipe from a fresh Worker made for each request, the reference's
+unit of isolation, as the fork floor forks a child per request) is the anchor of the trivial round
+trip. The bare pipe (``node_floor.mjs bare``: the warm process answers itself, with no per-call
+isolation) is printed for information. Each figure is the median over ``--rounds`` rounds, since
+the machine is shared and its speed varies.
 """
 
 from __future__ import annotations
@@ -77,12 +80,13 @@ async def studio_round(workspace: Workspace, n: int) -> dict[str, dict[str, Any]
     return figures
 
 
-def node_floor(workspace: Workspace, n: int) -> dict[str, Any]:
-    """A warm Node process answering the small request on a pipe, one at a time: the floor of
-    a TypeScript hook's round trip."""
+def node_floor(workspace: Workspace, n: int, mode: str = "isolated") -> dict[str, Any]:
+    """A warm Node process answering the small request on a pipe, one at a time: from a fresh
+    Worker per request (``isolated``, the floor of a TypeScript hook's round trip) or by itself
+    (``bare``)."""
     request = (workspace.root / "samples" / "small.json").read_text().replace("\n", "") + "\n"
     node = subprocess.Popen(
-        [find_node().path, "--no-warnings", str(FLOOR)],
+        [find_node().path, "--no-warnings", str(FLOOR), mode],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -157,6 +161,10 @@ def summary(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
             statistics.median(r["ts_small"]["p50_ms"] / r["node_floor"]["p50_ms"] for r in rounds),
             3,
         ),
+        "ts_p50_vs_bare_pipe_p50": round(
+            statistics.median(r["ts_small"]["p50_ms"] / r["node_pipe"]["p50_ms"] for r in rounds),
+            3,
+        ),
         "ts_p50_vs_reference_model_p50": round(
             out["ts_small"]["p50_ms"] / out["model_small"]["p50_ms"], 3
         ),
@@ -176,7 +184,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = build_workspace(Path(tmp) / "ws")
         for _ in range(args.rounds):
-            figures = {"node_floor": node_floor(workspace, args.n)}
+            figures = {
+                "node_floor": node_floor(workspace, args.n),
+                "node_pipe": node_floor(workspace, args.n, "bare"),
+            }
             figures.update(asyncio.run(studio_round(workspace, args.n)))
             figures["model_small"] = model_round(workspace, args.n, 1)
             figures["model_small_x2"] = model_round(workspace, args.n * 2, 2)
@@ -194,7 +205,8 @@ def main() -> int:
         "ts_1mb": "TS 1 MB request",
         "py_small": "Python trivial hook",
         "py_1mb": "Python 1 MB request",
-        "node_floor": "warm Node on a pipe (floor)",
+        "node_floor": "warm Node, fresh Worker (floor)",
+        "node_pipe": "warm Node, bare pipe",
         "model_small": "reference model, one at a time",
         "model_small_x2": "reference model, two at a time",
     }
@@ -206,6 +218,10 @@ def main() -> int:
         )
     ratios = result["ratios"]
     print(f"TS p50 / Node floor p50:      {ratios['ts_p50_vs_node_floor_p50']:.3f}")
+    print(
+        f"TS p50 / bare pipe p50:       {ratios['ts_p50_vs_bare_pipe_p50']:.3f}"
+        "  (information: the bare pipe isolates nothing per call)"
+    )
     print(f"TS p50 / reference model p50: {ratios['ts_p50_vs_reference_model_p50']:.3f}")
     print(f"TS 1 MB / Python 1 MB:        {ratios['ts_1mb_vs_python_1mb']:.3f}")
     print(f"TS p50 / Python p50:          {ratios['ts_vs_python_small']:.3f}")

@@ -220,16 +220,32 @@ def node_rows(n: int, rounds: int) -> list[Row]:
         ratio = figures.get("ratios", {}).get(
             "ts_p50_vs_node_floor_p50", small["p50_ms"] / floor["p50_ms"]
         )
-        return [
+        rows = [
             Row(
                 "6 TypeScript trivial hook p50",
                 ms(small["p50_ms"]),
-                f"warm Node on a pipe {ms(floor['p50_ms'])}",
+                f"warm Node, fresh Worker per call {ms(floor['p50_ms'])}",
                 ratio,
                 "<= 1.5x",
                 at_most(ratio, 1.5),
             )
         ]
+        pipe = figures.get("node_pipe")
+        if pipe:
+            # For information: a pipe with no per-call isolation is no floor for an isolated call.
+            rows.append(
+                Row(
+                    "6 TypeScript trivial hook p50 (information)",
+                    ms(small["p50_ms"]),
+                    f"warm Node, bare pipe {ms(pipe['p50_ms'])}",
+                    figures.get("ratios", {}).get(
+                        "ts_p50_vs_bare_pipe_p50", small["p50_ms"] / pipe["p50_ms"]
+                    ),
+                    "none: no per-call isolation",
+                    None,
+                )
+            )
+        return rows
     model = figures["model_small"]
     return [
         Row(
