@@ -48,6 +48,10 @@ SPARES = 3
 # Spares that load no hook ahead: a call for another hook, or for one just edited, takes one.
 PLAIN_SPARES = 1
 
+# How many offered spares that died before the engine said it took them are remembered, so
+# that a call the engine gave one of them still gets its exit status.
+_GONE_KEPT = 16
+
 
 class _Spare:
     def __init__(self, pid: int, channel: socket.socket, hook: dict[str, Any] | None) -> None:
@@ -59,6 +63,9 @@ class _Spare:
         self.ready = False
         self.watched = True
         """Whether the server's selector still waits for the spare's word."""
+        self.offered = False
+        """Whether the engine holds the spare's channel: then only the engine gives it a call,
+        and only the engine ends it (but for the server's own end)."""
 
     def close(self) -> None:
         self.channel.close()
@@ -139,6 +146,8 @@ class ForkServer:
         """The spec of the last call: the hook spares load ahead of the next one."""
         self.too_slow: dict[str, Any] | None = None
         """A spec whose load took too long to be done ahead (until another one is called)."""
+        self.gone: dict[int, dict[str, Any]] = {}
+        """How offered spares that died ended, by pid, for a call the engine gave one first."""
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
@@ -187,6 +196,8 @@ class ForkServer:
         message = decode_message(data)
         if message.get("op") == "spawn":
             self._spawn(message, fds)
+        elif message.get("op") == "took":
+            self._took(message)
         elif message.get("op") == "stop":
             return False
         return True
@@ -208,6 +219,21 @@ class ForkServer:
         self.workers[pid] = invocation
         self.send({"event": "spawned", "id": invocation, "pid": pid})
 
+    def _took(self, message: dict[str, Any]) -> None:
+        """The engine gave a call to an offered spare: it is that call's worker now."""
+        invocation, pid = message["id"], message["pid"]
+        spare = next((s for s in self.spares if s.pid == pid and s.offered), None)
+        if spare is not None:
+            self.spares.remove(spare)
+            self.workers[pid] = invocation
+        else:
+            ended = self.gone.pop(pid, {})
+            self.send({"event": "exited", "id": invocation, "pid": pid, **ended})
+        self._expect(message["spec"])
+        # The call is under way without this server: its replacement starts now, on the other
+        # processor, and is ready sooner than if it waited for the call to end.
+        self._replenish()
+
     def _fork(self, child: Callable[[], NoReturn]) -> int:
         pid = os.fork()
         if pid == 0:
@@ -222,8 +248,9 @@ class ForkServer:
     def _replenish(self) -> None:
         """Keep spare workers forked ahead of their invocations. A spare is as fresh as a worker
         forked on demand: it comes from this server, which never runs user code, and serves
-        exactly one call. Spares are forked when a worker ends, not while one starts, so the
-        fork does not compete with a starting worker for the processor."""
+        exactly one call. A spare the server hands a call to is replaced when its worker ends,
+        not while it starts, so the fork does not compete with a starting worker; one the engine
+        took is replaced as soon as the engine says so, after the call was given."""
         hook = self.hook if self.hook != self.too_slow else None
         while len(self.spares) < SPARES:
             plain = sum(1 for spare in self.spares if spare.hook is None)
@@ -245,6 +272,9 @@ class ForkServer:
     def _on_ready(self, spare: _Spare) -> bool:
         """A spare said it is ready (and which files its hook's load read), or that the load
         took too long, or its channel closed (it died; the reaper forgets it)."""
+        if not spare.watched:
+            # Taken or ended by an event of the same wake-up: its word is not for this server.
+            return True
         self._unwatch(spare)
         try:
             word = decode_message(spare.channel.recv(MAX_DATAGRAM))
@@ -254,16 +284,34 @@ class ForkServer:
         spare.files = [tuple(version) for version in word.get("files") or []]
         if word.get("too_slow") is True:
             self.too_slow = spare.hook
+        if spare.ready:
+            self._offer(spare)
         return True
+
+    def _offer(self, spare: _Spare) -> None:
+        """Hand a ready spare's channel to the engine, which then sends a call to the spare
+        without this server on the call's path. A spare the engine cannot be told about stays
+        the server's own, for calls that come through it."""
+        try:
+            word = encode_message(
+                {"event": "spare", "pid": spare.pid, "hook": spare.hook, "files": spare.files}
+            )
+            socket.send_fds(self.control, [word], [spare.channel.fileno()])
+        except (OSError, ValueError):
+            return
+        spare.offered = True
+        # Its word is read, so closing this end leaves the engine's working.
+        spare.close()
 
     def _expect(self, spec: dict[str, Any]) -> None:
         """The next call is likely for the same hook: spares made from now on load it ahead,
-        and those that loaded another one go. Plain spares stay until calls take them."""
+        and those that loaded another one go (the engine ends those it holds itself). Plain
+        spares stay until calls take them."""
         if spec == self.hook:
             return
         self.hook = spec
         for spare in list(self.spares):
-            if spare.hook is not None:
+            if spare.hook is not None and not spare.offered:
                 self._end_spare(spare)
 
     def _end_spare(self, spare: _Spare) -> None:
@@ -272,13 +320,15 @@ class ForkServer:
 
     def _take_spare(self, spec: dict[str, Any]) -> _Spare | None:
         """A ready spare that loaded this very hook, if none of the files the load read has
-        changed; otherwise the oldest plain spare, ready if one is."""
-        for spare in [s for s in self.spares if s.ready and s.hook == spec]:
+        changed; otherwise the oldest plain spare, ready if one is. Spares offered to the
+        engine are the engine's to give."""
+        mine = [s for s in self.spares if not s.offered]
+        for spare in [s for s in mine if s.ready and s.hook == spec]:
             if source_version.unchanged(spare.files):
                 break
             self._end_spare(spare)  # it loaded a version edited since
         else:
-            plain = [s for s in self.spares if s.hook is None]
+            plain = [s for s in mine if s.hook is None]
             if not plain:
                 return None
             spare = next((s for s in plain if s.ready), plain[0])
@@ -332,6 +382,12 @@ class ForkServer:
             lost = [spare for spare in self.spares if spare.pid == pid]
             for spare in lost:
                 self._forget(spare)
+                if spare.offered:
+                    # The engine may have given it a call already; it learns of that later.
+                    self.gone[pid] = _ended(status)
+                    while len(self.gone) > _GONE_KEPT:
+                        del self.gone[next(iter(self.gone))]
+                    self.send({"event": "spare_gone", "pid": pid})
             handed = self.handed.pop(pid, None)
             if handed is not None:
                 handed.close()
@@ -339,12 +395,7 @@ class ForkServer:
             if invocation is None:
                 continue
             self._end_orphans()
-            exit_info: dict[str, Any] = {"event": "exited", "id": invocation, "pid": pid}
-            if os.WIFSIGNALED(status):
-                exit_info["signal"] = signal.Signals(os.WTERMSIG(status)).name
-            else:
-                exit_info["code"] = os.waitstatus_to_exitcode(status)
-            self.send(exit_info)
+            self.send({"event": "exited", "id": invocation, "pid": pid, **_ended(status)})
 
     def _end_orphans(self) -> None:
         """Whatever a dead worker left behind was adopted here: end all that is not a worker."""
@@ -363,6 +414,13 @@ class ForkServer:
             for stray in strays:
                 with contextlib.suppress(ChildProcessError, OSError):
                     os.waitpid(stray, 0)
+
+
+def _ended(status: int) -> dict[str, Any]:
+    """How a process ended, as an exit event says it."""
+    if os.WIFSIGNALED(status):
+        return {"signal": signal.Signals(os.WTERMSIG(status)).name}
+    return {"code": os.waitstatus_to_exitcode(status)}
 
 
 def _try_a_call_sandbox(plan: sandbox.SandboxPlan) -> None:

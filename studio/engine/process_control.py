@@ -82,19 +82,45 @@ def descendants(pid: int) -> list[int]:
 _STOPPING = sum(
     1 << (sig - 1) for sig in (signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
 )
+_KILLED = 1 << (signal.SIGKILL - 1)
+_PF_EXITING = 0x4
 
 
-def stopped(pid: int) -> bool:
-    """Whether ``pid`` is stopped (SIGSTOP, or traced), or about to be: a stop signal sent to a
-    sleeping process is pending until it next runs. False when it is gone or unknown."""
+def _state(pid: int) -> tuple[bytes, int] | None:
+    """The state letter of ``pid`` and the signals pending for it; None when it is unknown."""
     try:
         with open(f"/proc/{pid}/status", "rb") as f:
             fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
         state = fields[b"State"].split()[0]
         pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
     except (OSError, KeyError, IndexError, ValueError):
-        return False
-    return state in (b"T", b"t") or bool(pending & _STOPPING)
+        return None
+    return state, pending
+
+
+def stopped(pid: int) -> bool:
+    """Whether ``pid`` is stopped (SIGSTOP, or traced), or about to be: a stop signal sent to a
+    sleeping process is pending until it next runs. False when it is gone or unknown."""
+    found = _state(pid)
+    return found is not None and (found[0] in (b"T", b"t") or bool(found[1] & _STOPPING))
+
+
+def stopped_or_ending(pid: int) -> bool:
+    """Whether ``pid`` is stopped, or killed but not yet gone, or gone. A killed process still
+    takes what is sent to it until it has closed its descriptors: first with the kill pending,
+    then while the kernel takes it apart (its exiting flag)."""
+    found = _state(pid)
+    if found is None:
+        return True
+    state, pending = found
+    if state in (b"T", b"t", b"Z", b"X") or pending & (_STOPPING | _KILLED):
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            flags = int(f.read().rsplit(b")", 1)[1].split()[6])
+    except (OSError, IndexError, ValueError):
+        return True
+    return bool(flags & _PF_EXITING)
 
 
 def kill_tree(pid: int) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from studio.engine import process_control
 from studio.engine.environment import worker_environment
+from studio.engine.ready_spares import ReadySpares, close_received
 from studio.engine.sandbox import SandboxPlan, SandboxState
 from studio.engine.worker_protocol import (
     HEADER_SIZE,
@@ -105,17 +106,24 @@ class _Capture:
         loop.add_reader(fd, self._on_readable)
 
     def _on_readable(self) -> None:
-        try:
-            data = os.read(self.fd, _WIDE_PIPE)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self.close()
-            return
-        if self.truncated:
-            return
+        # A read that did not fill the buffer emptied the pipe: one more read finds its end
+        # now, not on the loop's next turn.
+        for _ in range(2):
+            try:
+                data = os.read(self.fd, _WIDE_PIPE)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self.close()
+                return
+            if not self.truncated:
+                self._keep(data)
+            if len(data) == _WIDE_PIPE:
+                return
+
+    def _keep(self, data: bytes) -> None:
         room = self.limit - self.size
         if len(data) > room:
             self.chunks.append(data[:room])
@@ -255,8 +263,15 @@ class WorkerHost:
         self._pending: dict[str, _Pending] = {}
         self._ids = itertools.count(1)
         self._start_lock: asyncio.Lock | None = None
+        self._spares = ReadySpares()
+        """Ready spares the fork server handed over: calls go to them without the server."""
 
     # ---- fork server lifecycle -----------------------------------------------------------
+    @property
+    def held_spares(self) -> list[int]:
+        """The pids of the ready spares the fork server has handed to this host."""
+        return self._spares.pids()
+
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None and self._pump is not None
@@ -329,20 +344,50 @@ class WorkerHost:
             raise ForkServerUnavailable(f"the worker fork server did not start: {exc}") from exc
 
     async def _read_events(self, control: socket.socket) -> None:
+        """Read the fork server's events (some carry a spare's channel) until it is gone."""
         loop = asyncio.get_running_loop()
+        fd = control.fileno()
+        lost: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            while not lost.done():
+                try:
+                    data, fds, _, _ = socket.recv_fds(
+                        control, MAX_DATAGRAM, 1, socket.MSG_CMSG_CLOEXEC
+                    )
+                except BlockingIOError:
+                    return
+                except OSError:
+                    data, fds = b"", []
+                try:
+                    if not data:
+                        raise ValueError("the fork server closed its end")
+                    self._on_event(decode_message(data), fds)
+                except (ValueError, KeyError, TypeError):
+                    close_received(fds)
+                    lost.set_result(None)
+
+        loop.add_reader(fd, readable)
         try:
-            while True:
-                data = await loop.sock_recv(control, MAX_DATAGRAM)
-                if not data:
-                    break
-                self._on_event(decode_message(data))
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
+            await lost
         finally:
+            # _stop_server stops reading before it closes the socket (then this is -1).
+            if control.fileno() >= 0:
+                loop.remove_reader(fd)
             self._on_server_lost()
 
-    def _on_event(self, event: dict[str, Any]) -> None:
+    def _on_event(self, event: dict[str, Any], fds: list[int]) -> None:
         kind = event.get("event")
+        if kind == "spare" and len(fds) == 1:
+            hook = event["hook"]
+            self._spares.add(
+                event["pid"], fds[0], None if hook is None else encode_message(hook), event["files"]
+            )
+            return
+        close_received(fds)
+        if kind == "spare_gone":
+            self._spares.forget(event["pid"])
+            return
         if kind == "ready":
             state = SandboxState.from_json(event.get("sandbox"))
             self.sandbox_active = state.active
@@ -372,6 +417,7 @@ class WorkerHost:
             pending.exited.set_result(event)
 
     def _on_server_lost(self) -> None:
+        self._spares.clear()
         lost = ForkServerUnavailable("the worker fork server ended")
         if self._ready and not self._ready.done():
             self._ready.set_exception(lost)
@@ -387,7 +433,10 @@ class WorkerHost:
     async def _stop_server(self) -> None:
         process, control, pump = self._process, self._control, self._pump
         self._process, self._control, self._pump = None, None, None
+        self._spares.clear()
         if control is not None:
+            if pump is not None:
+                asyncio.get_running_loop().remove_reader(control.fileno())
             with contextlib.suppress(OSError):
                 control.send(encode_message({"op": "stop"}))
             control.close()
@@ -428,7 +477,12 @@ class WorkerHost:
         not begun) goes to the new one, once."""
         limits = limits or WorkerLimits()
         for _ in range(2):
-            if self._process is not None and process_control.stopped(self._process.pid):
+            # Only a hook run without the sandbox can reach the server to stop it.
+            if (
+                self._process is not None
+                and not self.sandbox_active
+                and process_control.stopped(self._process.pid)
+            ):
                 await self._replace_server()
             if not self.running:
                 try:
@@ -479,19 +533,13 @@ class WorkerHost:
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
         err_r, err_w = os.pipe2(os.O_CLOEXEC)
         theirs = [in_r, res_w, out_w, err_w]
-        message = encode_message(
-            {
-                "op": "spawn",
-                "id": invocation,
-                "spec": {**spec.to_json(), "memory_bytes": limits.memory_bytes},
-            }
-        )
+        call = {**spec.to_json(), "memory_bytes": limits.memory_bytes}
         started = time.perf_counter()
         # The input goes into the pipe first (all of a small one): the worker finds it there
         # instead of waiting for this loop's next turn after the hand-over.
         feeder = _Feeder(loop, in_w, input_data)
         try:
-            await self._send_with_fds(message, theirs)
+            await self._hand_over(invocation, pending, call, theirs)
         except BaseException:
             feeder.close()
             for fd in (res_r, out_r, err_r):
@@ -577,11 +625,19 @@ class WorkerHost:
         await result.done
         if _holds_ok_frame(result.chunks):
             return {}
-        return await pending.exited
+        # A call the engine gave a spare itself never waited for the server: a server frozen
+        # since must not hold the run for ever, only cost it the status.
+        try:
+            return await asyncio.wait_for(asyncio.shield(pending.exited), _EXIT_GRACE_S)
+        except TimeoutError:
+            return {}
 
     async def _acknowledged(self, pending: _Pending) -> None:
         """Wait for the fork server to say which process runs the call; the hook's deadline
         starts after that. No word in time means the server is frozen or gone."""
+        if pending.spawned.done():
+            pending.spawned.result()
+            return
         deadline = time.monotonic() + _ACKNOWLEDGE_S
         while True:
             try:
@@ -617,6 +673,27 @@ class WorkerHost:
         if pending.pid is not None:
             process_control.kill_tree(pending.pid)
         return {}
+
+    async def _hand_over(
+        self, invocation: str, pending: _Pending, call: dict[str, Any], fds: list[int]
+    ) -> None:
+        """Give the call to a ready spare the engine holds, then tell the fork server which one
+        (it reaps it and reports its exit); without one, ask the server to hand the call over."""
+        if self._control is None:
+            raise ForkServerUnavailable("the worker fork server is not running")
+        encoded = encode_message(call)
+        pid = self._spares.hand_over(encoded, fds, sandboxed=self.sandbox_active)
+        if pid is None:
+            await self._send_with_fds(
+                encode_message({"op": "spawn", "id": invocation, "spec": call}), fds
+            )
+            return
+        pending.pid = pid
+        pending.spawned.set_result(pid)
+        took = encode_message({"op": "took", "id": invocation, "pid": pid, "spec": call})
+        # A server gone by now is found by the event pump, which fails the call as lost.
+        with contextlib.suppress(ForkServerUnavailable):
+            await self._send_with_fds(took, [])
 
     async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
         control = self._control

@@ -413,20 +413,21 @@ def _exception_message(function: str, exc: BaseException, frames: list[dict[str,
 
 
 def _send_and_exit(envelope: list[bytes], status: int) -> NoReturn:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    process_control.end_descendants()
+    # The run is complete once the result and both streams are closed. The streams go first
+    # (not with the process's memory, which the kernel takes apart later), so that the result,
+    # last, finds the engine with nothing else to wait for.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
     try:
         _write_all(RESULT_FD, [frame_header(sum(map(len, envelope))), *envelope])
         os.close(RESULT_FD)
     except OSError:
         status = 70
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    process_control.end_descendants()
-    # The run is complete once both streams are closed too; closed here, they do not wait for
-    # the kernel to take the process's memory apart first.
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.dup2(null, 2)
     os._exit(status)
 
 

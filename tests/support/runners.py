@@ -24,6 +24,13 @@ class LiveRunner:
     def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
         return self.loop.run_until_complete(coro)
 
+    def held_spares(self) -> list[int]:
+        """The pids of the ready spares the Python runtime's fork server handed to the engine."""
+        from studio.engine.python_runtime import PythonRuntime
+
+        runtime = self.runner._runtimes.get(PythonRuntime)
+        return runtime._host.held_spares if isinstance(runtime, PythonRuntime) else []
+
     def close(self) -> None:
         self.loop.run_until_complete(self.runner.close())
         self.loop.close()
