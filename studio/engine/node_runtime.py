@@ -51,6 +51,8 @@ from studio.engine.worker_protocol import WorkerLimits
 
 HOST_SCRIPT = Path(__file__).with_name("node") / "host.mjs"
 _LENGTHS = struct.Struct(">IQ")
+# A frame up to this size is written whole in one go: the host then wakes once for it.
+_ONE_WRITE_BYTES = 64 << 10
 # Past the host's own hard stop (N + 2000 ms), the studio stops waiting and ends the host.
 _HOST_GRACE_S = 5.0
 _CANCEL_ACK_S = 1.0
@@ -281,9 +283,12 @@ class NodeHost:
         if process is None or process.stdin is None or not self.running:
             raise HostLost("the Node host process is not running")
         head = json.dumps(header, separators=(",", ":")).encode()
-        process.stdin.write(_LENGTHS.pack(len(head), len(body)) + head)
-        if body:
-            process.stdin.write(body)
+        lengths = _LENGTHS.pack(len(head), len(body))
+        if len(body) <= _ONE_WRITE_BYTES:
+            process.stdin.write(b"".join((lengths, head, body)))
+            return
+        process.stdin.write(lengths + head)
+        process.stdin.write(body)
 
     def warm(self, memory_bytes: int) -> None:
         """Ask the host to get ready for a first call with this memory limit."""

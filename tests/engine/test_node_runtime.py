@@ -317,6 +317,18 @@ def test_a_syntax_error_names_its_line(node):
     assert error.traceback[0].line == 4 and error.traceback[0].code == "return i.request +;"
 
 
+def test_the_same_broken_text_in_two_files_names_each_file(node):
+    text = "export function main(i: { request: object }) {\n  return i.request +;\n}\n"
+    for name in ("first.ts", "second.ts"):
+        source = write(node, name, text)
+        error = failure(node.run(hook=source), "load_failed")
+        # As ADF reports a transpile failure: the hook runner's words around the transpiler's.
+        assert error.details["adf_message"].startswith(
+            f'could not load "lib/{name}" (Transpilation failed for "lib/{name}": '
+        )
+        assert error.traceback[0].file == f"lib/{name}"
+
+
 # ---- hostile hooks: each fails closed, and the next run works ----------------------------------
 
 

@@ -44,13 +44,20 @@ const EMPTY = Buffer.alloc(0);
 
 // ---- frames ----------------------------------------------------------------------------
 
+// A small frame goes in one write: each write is a system call and may wake the studio alone.
+const ONE_WRITE_BYTES = 64 << 10;
+
 function send(header, body = EMPTY) {
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   const lengths = Buffer.alloc(12);
   lengths.writeUInt32BE(head.length, 0);
   lengths.writeBigUInt64BE(BigInt(body.length), 4);
+  if (body.length <= ONE_WRITE_BYTES) {
+    process.stdout.write(Buffer.concat([lengths, head, body]));
+    return;
+  }
   process.stdout.write(Buffer.concat([lengths, head]));
-  if (body.length) process.stdout.write(body);
+  process.stdout.write(body);
 }
 
 let pending = [];
@@ -109,7 +116,8 @@ function warm(memoryBytes) {
 // ---- building the script ---------------------------------------------------------------
 
 function transpile(path, text) {
-  const key = createHash('sha256').update(text).digest('hex');
+  // The path is part of the key: it names the file in the source map and in a failure.
+  const key = `${path}\0${text}`;
   let done = transpiles.get(key);
   if (done === undefined) {
     try {

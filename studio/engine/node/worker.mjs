@@ -490,9 +490,11 @@ function finish(c, message) {
   util.inspect.defaultOptions = INSPECT_DEFAULTS;
   if (current === c) current = null;
   parentPort.postMessage(c.lentModule ? { ...message, retire: 'lent_module' } : message);
-  setImmediate(() => {
-    spare ??= makeContext();
-  });
+  // The next call's context is made now, while the reply travels: a V8 context and its globals
+  // are most of this Worker's work for a call. Made later (on the next turn of the event loop)
+  // it could come after the next call has arrived, which then makes one for itself and has the
+  // spare made in the middle of it. A Worker retired after this call serves no next one.
+  if (!c.lentModule) spare ??= makeContext();
 }
 
 function fail(c, kind, message, details = {}) {
@@ -590,16 +592,26 @@ function serialise(c, value) {
   }
 }
 
+// What only an error's report reads (the source map, the lines, the stack-frame pattern),
+// made on first use rather than for every call.
+function lazily(target, name, make) {
+  Object.defineProperty(target, name, {
+    get() {
+      const value = make();
+      Object.defineProperty(target, name, { value });
+      return value;
+    },
+    configurable: true,
+  });
+}
+
 async function call(job) {
   const { path, fn } = job;
   const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const c = {
     ...job,
     missing: `Function "${fn}" not found in "${path}".`,
-    sourceMap: job.map ? new SourceMap(JSON.parse(job.map)) : null,
-    sourceLines: job.source.split('\n'),
     escaped,
-    frame: new RegExp(`^\\s*at (?:(.*?) \\()?${escaped}:(\\d+):(\\d+)\\)?$`),
     sizes: { stdout: 0, stderr: 0 },
     over: false,
     ended: false,
@@ -610,6 +622,9 @@ async function call(job) {
     wake: null,
     lentModule: false,
   };
+  lazily(c, 'sourceMap', () => (job.map ? new SourceMap(JSON.parse(job.map)) : null));
+  lazily(c, 'sourceLines', () => job.source.split('\n'));
+  lazily(c, 'frame', () => new RegExp(`^\\s*at (?:(.*?) \\()?${escaped}:(\\d+):(\\d+)\\)?$`));
   const sandbox = spare ?? makeContext();
   spare = null;
   sandbox.slot.call = c;
