@@ -89,6 +89,8 @@ class Runner:
         self._parsed: IdentityCache[Any] = IdentityCache(8)
         self._warming: asyncio.Task[None] | None = None
         self._closed = False
+        self._plan: tuple[object, Any, SandboxPlan] | None = None
+        """The last sandbox plan, with the agent document and sandbox settings it came from."""
 
     async def close(self) -> None:
         """End the runtimes, once the records of the runs so far are written. A warm-up still
@@ -128,6 +130,16 @@ class Runner:
             agent = self.workspace.agent_document()
         except WorkspaceFileError:
             agent = {}
+        # The workspace gives the same document while its file is unchanged: the plan of the
+        # last call stands, without the home folder's path looked up again on every call.
+        last = self._plan
+        if last is not None and last[0] is agent and last[1] == settings.sandbox:
+            return last[2]
+        plan = self._new_sandbox_plan(settings, agent)
+        self._plan = (agent, settings.sandbox, plan)
+        return plan
+
+    def _new_sandbox_plan(self, settings: StudioSettings, agent: object) -> SandboxPlan:
         code_execution = agent.get("code_execution") if isinstance(agent, dict) else None
         agent_network = isinstance(code_execution, dict) and code_execution.get("network") is True
         # The user's home holds credentials (~/.aws, ~/.ssh, ~/.netrc): hidden like the state,

@@ -102,6 +102,7 @@ class _Capture:
         self.size = 0
         self.truncated = False
         self.done: asyncio.Future[None] = loop.create_future()
+        self.on_closed: Callable[[], None] | None = None
         os.set_blocking(fd, False)
         loop.add_reader(fd, self._on_readable)
 
@@ -141,6 +142,8 @@ class _Capture:
             self.fd = -1
         if not self.done.done():
             self.done.set_result(None)
+            if self.on_closed is not None:
+                self.on_closed()
 
     @property
     def data(self) -> bytes:
@@ -221,15 +224,25 @@ def _holds_ok_frame(chunks: list[bytes]) -> bool:
     )
 
 
-async def _answered(result: _Capture, outputs: tuple[_Capture, ...]) -> None:
-    """Returns once the result channel and both output streams are closed with a complete ok
-    frame on the first; never returns otherwise."""
-    # Shielded: cancelling this wait must not cancel the captures' own futures.
-    await asyncio.shield(result.done)
-    if not _holds_ok_frame(result.chunks):
-        await asyncio.Event().wait()
-    for output in outputs:
-        await asyncio.shield(output.done)
+def _answer(result: _Capture, outputs: tuple[_Capture, ...]) -> asyncio.Future[None]:
+    """A future set once the result channel and both output streams are closed with a complete
+    ok frame on the first; never set otherwise. Set by the read that closes the last of them,
+    not by a task that would take further turns of the loop to see it."""
+    answered: asyncio.Future[None] = result.loop.create_future()
+    captures = (result, *outputs)
+
+    def check() -> None:
+        if (
+            not answered.done()
+            and all(capture.done.done() for capture in captures)
+            and _holds_ok_frame(result.chunks)
+        ):
+            answered.set_result(None)
+
+    for capture in captures:
+        capture.on_closed = check
+    check()
+    return answered
 
 
 @dataclass
@@ -576,8 +589,8 @@ class WorkerHost:
             outcome.pid = pending.pid
             outcome.exit_code = exit_event.get("code")
             outcome.exit_signal = exit_event.get("signal")
-            waiting = [c.done for c in captures]
-            _, late = await asyncio.wait(waiting, timeout=_EOF_GRACE_S)
+            waiting = [c.done for c in captures if not c.done.done()]
+            late = (await asyncio.wait(waiting, timeout=_EOF_GRACE_S))[1] if waiting else ()
             if late and pending.pid is not None:
                 # Something still holds a pipe open; the worker's group is ended regardless.
                 process_control.kill_tree(pending.pid)
@@ -606,7 +619,7 @@ class WorkerHost:
         when the worker did not leave a complete result, since only then does the status tell
         the story."""
         pid = await pending.spawned
-        answered = asyncio.ensure_future(_answered(result, outputs))
+        answered = _answer(result, outputs)
         watch = exit_watch(pid)
         try:
             # Futures of different results; wait() only says which is done.
