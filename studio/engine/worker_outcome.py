@@ -12,9 +12,10 @@ from studio.core.json.deep import deep_json
 from studio.core.json.locate import parse_json_in_pieces, parse_json_sharing
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.collector import collector_paused
+from studio.engine.shared_members import cut_out_members
 from studio.engine.worker_envelope import envelope_problem
 from studio.engine.worker_host import WorkerResult
-from studio.engine.worker_protocol import CorruptFrame, unframe
+from studio.engine.worker_protocol import CorruptFrame, payload_start
 
 STDERR_TAIL_CHARS = 4000
 SMALL_ENVELOPE = 256 << 10
@@ -96,8 +97,9 @@ def read_worker(
         )
         return reading
 
+    data = result.result
     try:
-        payload = unframe(result.result)
+        start = payload_start(data)
     except CorruptFrame as exc:
         reading.error = turn_error(
             "channel_corrupted",
@@ -105,20 +107,20 @@ def read_worker(
             **common,
         )
         return reading
-    if payload is None:
+    if start is None:
         reading.error = turn_error("worker_crashed", _ended_early(fn, result), **common)
         return reading
     try:
-        envelope = _echoed_envelope(payload, echo)
+        envelope = _echoed_envelope(data, start, echo)
         if envelope is not None:
             reading.echoed = True
-        elif echo_members and (shared := _shared_envelope(payload, echo_members, in_pieces)):
+        elif echo_members and (shared := _shared_envelope(data, start, echo_members, in_pieces)):
             envelope = shared
-        elif in_pieces and len(payload) > SMALL_ENVELOPE:
-            envelope = parse_json_in_pieces(payload.decode("utf-8"), depth=5)
+        elif in_pieces and len(data) - start > SMALL_ENVELOPE:
+            envelope = parse_json_in_pieces(str(memoryview(data)[start:], "utf-8"), depth=5)
         else:
             with deep_json(), collector_paused():
-                envelope = json.loads(payload)
+                envelope = json.loads(_loaded_text(data, start))
     except ValueError:
         reading.error = turn_error(
             "channel_corrupted", f"the result frame of {fn} is not readable", **common
@@ -153,47 +155,65 @@ def read_worker(
 _VALUE_MEMBER = b',"value":'
 
 
-def _echoed_envelope(payload: bytes, echo: bytes | memoryview | None) -> dict[str, Any] | None:
-    """The envelope of an ok frame whose value is exactly the text ``echo``, with that value
-    unread (None); None for any other frame.
+def _loaded_text(data: bytes, start: int) -> str:
+    """The payload from ``start`` decoded as ``json.loads`` decodes bytes, without copying them
+    out of the frame first."""
+    encoding = json.detect_encoding(data[start : start + 4])
+    return str(memoryview(data)[start:], encoding, "surrogatepass")
+
+
+def _echoed_envelope(
+    data: bytes, start: int, echo: bytes | memoryview | None
+) -> dict[str, Any] | None:
+    """The envelope of an ok frame (its payload from ``start``) whose value is exactly the text
+    ``echo``, with that value unread (None); None for any other frame.
 
     Only the head before the value is parsed. If it reads as an object, with ``}`` after it,
     then ``,"value":`` plus the JSON text ``echo`` plus ``}`` after it read as that object with
     one more member, ``value``, whose value is ``echo``'s (a repeated key takes the last)."""
     if echo is None:
         return None
-    cut = len(payload) - 1 - len(echo) - len(_VALUE_MEMBER)
+    cut = len(data) - 1 - len(echo) - len(_VALUE_MEMBER)
     if not (
-        cut > 1
+        cut > start + 1
         # Plain UTF-8 from the start, so that the head and the echo are read the same way.
-        and payload.startswith(b'{"')
-        and payload.endswith(b"}")
-        and payload.startswith(_VALUE_MEMBER, cut)
-        and payload.startswith(echo, cut + len(_VALUE_MEMBER))
+        and data.startswith(b'{"', start)
+        and data.endswith(b"}")
+        and data.startswith(_VALUE_MEMBER, cut)
+        and data.startswith(echo, cut + len(_VALUE_MEMBER))
     ):
         return None
     with deep_json():
-        head = json.loads(payload[:cut] + b"}")
+        head = json.loads(data[start:cut] + b"}")
     if not isinstance(head, dict) or head.get("status") != "ok":
         return None
     return {**head, "value": None}
 
 
 def _shared_envelope(
-    payload: bytes, members: Mapping[str, tuple[str, Any]], in_pieces: bool
+    data: bytes, start: int, members: Mapping[str, tuple[str, Any]], in_pieces: bool
 ) -> dict[str, Any] | None:
-    """The envelope, its value an object that holds the members of ``members`` whose text came
-    back unchanged as those very values, unread; None when the frame is not one the studio's
-    worker writes (the caller reads it as any other)."""
-    if not payload.startswith(b'{"'):
+    """The envelope (the payload from ``start``), its value an object that holds the members of
+    ``members`` whose text came back unchanged as those very values, unread; None when the
+    frame is not one the studio's worker writes (the caller reads it as any other)."""
+    if not data.startswith(b'{"', start):
         return None
+    depth = 5 if in_pieces else 0
     try:
-        # As json.loads reads bytes: a lone surrogate the worker wrote stays one.
-        text = payload.decode("utf-8", "surrogatepass")
+        cut = cut_out_members(data, start, members)
     except UnicodeDecodeError:
-        return None
+        cut = None
     with collector_paused():
-        read = parse_json_sharing(text, ("value",), members, depth=5 if in_pieces else 0)
+        read = None
+        if cut is not None:
+            read = parse_json_sharing(cut[0], ("value",), cut[1], depth=depth)
+        if read is None:
+            try:
+                # As json.loads reads bytes: a lone surrogate the worker wrote stays one.
+                text = str(memoryview(data)[start:], "utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                return None
+            read = parse_json_sharing(text, ("value",), members, depth=depth)
     envelope = read[0] if read is not None else None
     return envelope if isinstance(envelope, dict) else None
 

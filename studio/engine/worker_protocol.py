@@ -97,8 +97,9 @@ def announced_length(head: bytes) -> int | None:
     return length
 
 
-def unframe(data: bytes) -> bytes | None:
-    """The payload of a result channel's content; None when nothing was written."""
+def payload_start(data: bytes) -> int | None:
+    """Where the payload of a result channel's content starts (it runs to the end); None when
+    nothing was written. An index rather than a copy: a large result is read where it lies."""
     if not data:
         return None
     if len(data) < HEADER_SIZE or not data.startswith(FRAME_MAGIC):
@@ -108,4 +109,4 @@ def unframe(data: bytes) -> bytes | None:
         raise CorruptFrame(
             f"a frame announcing {length} bytes but carrying {len(data) - HEADER_SIZE}"
         )
-    return data[HEADER_SIZE:]
+    return HEADER_SIZE

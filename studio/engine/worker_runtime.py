@@ -46,13 +46,19 @@ class HookFailure(Exception):
         self.details = details
 
 
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
+def _read_all(fd: int) -> bytes | bytearray:
+    """Everything until the end of ``fd``. An input larger than the pipe grows one buffer: each
+    chunk's memory then serves the next read, where chunks kept for a join would each take
+    fresh pages, a fault apiece in a process just forked."""
+    first = os.read(fd, 1 << 20)
+    chunk = os.read(fd, 1 << 20) if first else b""
+    if not chunk:
+        return first
+    data = bytearray(first)
+    while chunk:
+        data += chunk
         chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+    return data
 
 
 def _write_all(fd: int, pieces: list[bytes]) -> None:
