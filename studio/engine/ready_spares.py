@@ -42,10 +42,10 @@ class ReadySpares:
         return [spare.pid for spare in self._spares]
 
     def add(self, pid: int, fd: int, hook: bytes | None, files: list[list[object]]) -> None:
+        versions = [cast(source_version.FileVersion, tuple(version)) for version in files]
         channel = socket.socket(fileno=fd)
         # A call is one datagram into an empty queue; never worth blocking the loop for.
         channel.setblocking(False)
-        versions = [cast(source_version.FileVersion, tuple(version)) for version in files]
         self._spares.append(ReadySpare(pid, channel, hook, versions))
 
     def forget(self, pid: int) -> None:
