@@ -47,6 +47,12 @@ QT_FREE_MODULES = (
 )
 """The window's modules that use no Qt, imported before Qt (see :func:`import_before_qt`)."""
 
+GUI_SWITCH_INTERVAL = 0.001
+"""Seconds a thread holds Python's interpreter while another waits for it. The engine's threads
+read, hash and store a large run while the window shows it; at Python's default of 5 ms, each
+time the GUI thread wants the interpreter back it may wait that long, and a view filling in
+makes hundreds of such calls."""
+
 
 def import_before_qt() -> None:
     """Import the window's Qt-free modules while PySide6 is not loaded yet.
@@ -89,6 +95,7 @@ def show_window(settings: AppSettings, settings_path: Path | None, target: Path)
     """The window, shown, with ``target`` opened (the bundled workspace when it cannot be)."""
     from studio.ui.main_window import MainWindow
 
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
     window = MainWindow(settings, settings_path)
     window.show()
     if not window.open_workspace(target):

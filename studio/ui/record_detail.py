@@ -32,7 +32,7 @@ from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_style import accent, note
 from studio.ui.run_view import CLEARED_TEXT, RunView, status_words
-from studio.ui.window_layout import CurrentPageStack
+from studio.ui.window_layout import CurrentPageStack, no_tab_traps
 
 STORED_TITLE = "Stored record"
 STORED_TIP = (
@@ -78,7 +78,27 @@ class RecordDetail(QWidget):
 
     def __init__(self, bridge: EngineBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._bridge = bridge
         self._data: RecordDetailData | None = None
+        self._workspace_root: Path | None = None
+        self._run: RunView | None = None
+        self._placeholder = QLabel()
+        self._placeholder.setObjectName("detailPlaceholder")
+        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._placeholder.setWordWrap(True)
+        self._placeholder.setEnabled(False)
+        self._pages = CurrentPageStack()
+        self._pages.addWidget(self._placeholder)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._pages)
+        self.show_placeholder("Select a run to see its decision record.")
+
+    def _body(self) -> RunView:
+        """The run's tabs, made when a run is first shown (or asked for): until then the
+        placeholder is all there is to see, and the window opens sooner without them."""
+        if self._run is not None:
+            return self._run
         self._header = QLabel()
         self._header.setObjectName("recordHeader")
         self._header.setTextFormat(Qt.TextFormat.RichText)
@@ -86,19 +106,13 @@ class RecordDetail(QWidget):
         self._header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._cleared = note(CLEARED_TEXT)
         self._cleared.setObjectName("payloadCleared")
-
-        self.run = RunView(DiffCache(bridge), bridge)
-        self.run.open_source.connect(self.open_source)
-        self.stored = JsonTreeView(detail=False)
-        self.stored.setObjectName("storedRecord")
-        self.stored_tab = self.run.tabs.addTab(self.stored, STORED_TITLE)
-        self.run.tabs.setTabToolTip(self.stored_tab, STORED_TIP)
-
-        self._placeholder = QLabel()
-        self._placeholder.setObjectName("detailPlaceholder")
-        self._placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._placeholder.setWordWrap(True)
-        self._placeholder.setEnabled(False)
+        run = RunView(DiffCache(self._bridge), self._bridge)
+        run.open_source.connect(self.open_source)
+        run.set_workspace_root(self._workspace_root)
+        self._stored = JsonTreeView(detail=False)
+        self._stored.setObjectName("storedRecord")
+        self._stored_tab = run.tabs.addTab(self._stored, STORED_TITLE)
+        run.tabs.setTabToolTip(self._stored_tab, STORED_TIP)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(0, 0, 0, 0)
@@ -106,17 +120,28 @@ class RecordDetail(QWidget):
         body_layout.addWidget(self._cleared)
         # The records dock is short: below the tabs' natural height, they scroll.
         scroll = QScrollArea()
-        scroll.setWidget(self.run)
+        scroll.setWidget(run)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         body_layout.addWidget(scroll, 1)
-        self._pages = CurrentPageStack()
-        self._pages.addWidget(self._placeholder)
+        no_tab_traps(body)
         self._pages.addWidget(body)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._pages)
-        self.show_placeholder("Select a run to see its decision record.")
+        self._run = run
+        return run
+
+    @property
+    def run(self) -> RunView:
+        return self._body()
+
+    @property
+    def stored(self) -> JsonTreeView:
+        self._body()
+        return self._stored
+
+    @property
+    def stored_tab(self) -> int:
+        self._body()
+        return self._stored_tab
 
     @property
     def data(self) -> RecordDetailData | None:
@@ -131,7 +156,9 @@ class RecordDetail(QWidget):
         return self.run.tabs
 
     def set_workspace_root(self, root: Path | None) -> None:
-        self.run.set_workspace_root(root)
+        self._workspace_root = root
+        if self._run is not None:
+            self._run.set_workspace_root(root)
 
     def show_placeholder(self, text: str) -> None:
         self._data = None
@@ -140,6 +167,7 @@ class RecordDetail(QWidget):
 
     def show_record(self, data: RecordDetailData) -> None:
         self._data = data
+        self._body()
         self._header.setText(self._header_html(data))
         self._cleared.setVisible(data.payload_cleared)
         stored = self.stored.model.value

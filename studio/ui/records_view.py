@@ -92,7 +92,7 @@ from studio.ui.records_rows import (
 )
 from studio.ui.result_diff_view import DiffCache
 from studio.ui.run_comparison import RunComparison, run_title
-from studio.ui.window_layout import CurrentPageStack, scroll_below_minimum
+from studio.ui.window_layout import CurrentPageStack, no_tab_traps, scroll_below_minimum
 
 EXPORT_NAME = "records.jsonl"
 _COLUMN_WIDTHS = {TIME: 118, CONTRACT: 120, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
@@ -371,13 +371,10 @@ class RecordsView(QWidget):
         self._detail = RecordDetail(self._bridge)
         self._detail.setObjectName("recordDetail")
         self._detail.open_source.connect(self.open_source)
-        self._compare = RunComparison(DiffCache(self._bridge))
-        self._compare.setObjectName("recordCompare")
-        self._compare.details_requested.connect(self._on_compared_run_requested)
+        self._compare: RunComparison | None = None
         self._pages = CurrentPageStack()
         self._pages.setObjectName("recordPages")
         self._pages.addWidget(self._detail)
-        self._pages.addWidget(self._compare)
 
         self._splitter = QSplitter(Qt.Orientation.Horizontal)
         self._splitter.setObjectName("recordsSplitter")
@@ -740,7 +737,7 @@ class RecordsView(QWidget):
     def _on_selection_changed(self, *_: Any) -> None:
         self._update_actions()
         self._update_count()
-        if self._pages.currentWidget() is self._compare:
+        if self._compare is not None and self._pages.currentWidget() is self._compare:
             pair = self._compare.run_ids
             if self._selected_count() != 2 or set(self._selected_ids()) != set(pair):
                 self._pages.setCurrentWidget(self._detail)
@@ -794,10 +791,21 @@ class RecordsView(QWidget):
         menu.popup(self._table.viewport().mapToGlobal(position))
 
     # ---- compare -------------------------------------------------------------------------------
+    def _comparison(self) -> RunComparison:
+        """The two runs side by side, made when first asked for."""
+        if self._compare is None:
+            self._compare = RunComparison(DiffCache(self._bridge))
+            self._compare.setObjectName("recordCompare")
+            self._compare.details_requested.connect(self._on_compared_run_requested)
+            no_tab_traps(self._compare)
+            self._pages.addWidget(self._compare)
+        return self._compare
+
     def _on_compare(self) -> None:
         ids = self._selected_ids()
         if self._store is None or len(ids) != 2:
             return
+        self._comparison()
         self._submit(self._on_pair_loaded, _load_runs, self._store, ids)
 
     def _on_pair_loaded(self, pair: Any, error: BaseException | None) -> None:
@@ -809,11 +817,12 @@ class RecordsView(QWidget):
             f"{name}: {time_label(run.started_at)} · {run_title(run)}" for name, run in runs
         )
         cleared = [was_cleared for _, was_cleared in pair]
-        self._compare.show_runs(runs, digest, tally=False, cleared=cleared)
-        self._pages.setCurrentWidget(self._compare)
+        compare = self._comparison()
+        compare.show_runs(runs, digest, tally=False, cleared=cleared)
+        self._pages.setCurrentWidget(compare)
 
     def _on_compared_run_requested(self, index: int) -> None:
-        run_ids = self._compare.run_ids
+        run_ids = self._comparison().run_ids
         if not 0 <= index < len(run_ids):
             return
         row = self._view_row(run_ids[index])

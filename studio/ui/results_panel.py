@@ -22,7 +22,7 @@ from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_style import set_accent
 from studio.ui.run_comparison import RunComparison
 from studio.ui.run_view import RunView, summary_parts
-from studio.ui.window_layout import CurrentPageStack
+from studio.ui.window_layout import CurrentPageStack, no_tab_traps
 
 FUTURE_LOOP = "future-loop"
 NO_RUN = "No run yet: choose a sample and press Run (Ctrl+Enter)"
@@ -53,7 +53,8 @@ class ResultsPanel(QWidget):
         self.results: list[tuple[str, RunOutcome]] = []
         self._running: Pending | None = None
         self._shown: list[RunOutcome] = []
-        diffs = DiffCache(bridge)
+        self._diffs = diffs = DiffCache(bridge)
+        self._comparison: RunComparison | None = None
 
         # One line, elided: a long sample name must not widen the window.
         self.header = ElidedLabel(NO_RUN)
@@ -89,16 +90,23 @@ class ResultsPanel(QWidget):
         self.run = RunView(diffs, bridge)
         self.run.open_source.connect(self.open_source)
         self.run.pointer_activated.connect(self.jump_requested)
-        self.comparison = RunComparison(diffs)
-        self.comparison.details_requested.connect(self._on_column_details)
         self.pages = CurrentPageStack()
         self.pages.addWidget(self.run)
-        self.pages.addWidget(self.comparison)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.pages, 1)
+
+    @property
+    def comparison(self) -> RunComparison:
+        """The runs on every target side by side, made when first asked for."""
+        if self._comparison is None:
+            self._comparison = RunComparison(self._diffs)
+            self._comparison.details_requested.connect(self._on_column_details)
+            no_tab_traps(self._comparison)
+            self.pages.addWidget(self._comparison)
+        return self._comparison
 
     @property
     def diff_ready(self) -> bool:
