@@ -61,9 +61,40 @@ def _read_all(fd: int) -> bytes | bytearray:
     return data
 
 
-def _write_all(fd: int, pieces: list[bytes]) -> None:
-    """Write ``pieces`` one after the other, without joining them first."""
-    views = [memoryview(piece) for piece in pieces if piece]
+# Text is written in parts of this many characters: encoded whole, a large result would take
+# as many fresh pages as it has bytes, each a fault in a process just forked; a part's buffer,
+# freed before the next is made, serves them all.
+_TEXT_PART = 1 << 20
+
+
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _byte_length(piece: bytes | str) -> int:
+    """How many bytes ``piece`` takes on the channel."""
+    if isinstance(piece, bytes):
+        return len(piece)
+    if piece.isascii():
+        return len(piece)
+    return sum(len(_encoded(piece[i : i + _TEXT_PART])) for i in range(0, len(piece), _TEXT_PART))
+
+
+def _write_all(fd: int, pieces: list[bytes | str]) -> None:
+    """Write ``pieces`` one after the other, without joining them first; text as UTF-8 (a lone
+    surrogate as its own three bytes), a part at a time."""
+    views: list[memoryview] = []
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            views += [memoryview(piece)] if piece else []
+            continue
+        for i in range(0, len(piece), _TEXT_PART):
+            _write_views(fd, [*views, memoryview(_encoded(piece[i : i + _TEXT_PART]))])
+            views = []
+    _write_views(fd, views)
+
+
+def _write_views(fd: int, views: list[memoryview]) -> None:
     while views:
         written = os.writev(fd, views)
         while views and written >= len(views[0]):
@@ -292,7 +323,7 @@ def _argument(spec: WorkerSpec, payload: Any) -> Any:
     return payload
 
 
-def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> list[bytes]:
+def _finish(envelope_head: dict[str, Any], value_json: str | None) -> list[bytes | str]:
     """The envelope as JSON text, the value last, in pieces: a large value is not copied."""
     head = json.dumps(envelope_head, separators=(",", ":"), default=str).encode()
     if value_json is None:
@@ -300,12 +331,12 @@ def _finish(envelope_head: dict[str, Any], value_json: bytes | None) -> list[byt
     return [head[:-1], b',"value":', value_json, b"}"]
 
 
-def _serialise_result(value: Any) -> bytes:
+def _serialise_result(value: Any) -> str:
+    """The value's JSON text, as the channel carries it once encoded (see :func:`_write_all`)."""
     try:
         # The hook's own key order travels: the contract's first finding depends on it.
         with deep_json():
-            text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-        return text.encode("utf-8", "surrogatepass")
+            return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except RecursionError:
         raise HookFailure(
             "invalid_result",
@@ -418,7 +449,7 @@ def _exception_message(function: str, exc: BaseException, frames: list[dict[str,
     return f"`{function}` raised {type(exc).__name__}{': ' + text if text else ''}{where}"
 
 
-def _send_and_exit(envelope: list[bytes], status: int) -> NoReturn:
+def _send_and_exit(envelope: list[bytes | str], status: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
@@ -430,9 +461,9 @@ def _send_and_exit(envelope: list[bytes], status: int) -> NoReturn:
     os.dup2(null, 1)
     os.dup2(null, 2)
     try:
-        _write_all(RESULT_FD, [frame_header(sum(map(len, envelope))), *envelope])
+        _write_all(RESULT_FD, [frame_header(sum(map(_byte_length, envelope))), *envelope])
         os.close(RESULT_FD)
-    except OSError:
+    except (OSError, MemoryError):  # no part of a large text is encoded before this point
         status = 70
     os._exit(status)
 
