@@ -16,7 +16,7 @@ from studio.engine.environment import worker_environment
 from studio.engine.node_runtime import NodeHost
 
 # Mirrors CALLS_PER_WORKER in node/host.mjs.
-CALLS_PER_WORKER = 100
+CALLS_PER_WORKER = 1000
 
 
 class Host:
