@@ -234,9 +234,14 @@ class ForkServer:
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
 
-    def _fork(self, child: Callable[[], NoReturn]) -> int:
+    def _fork(self, child: Callable[[], NoReturn], *server_ends: socket.socket) -> int:
         pid = os.fork()
         if pid == 0:
+            # Held here, the server's end of a spare's own channel would keep the spare waiting
+            # forever once the server is gone: it must see the channel close.
+            for end in server_ends:
+                end.close()
+            process_control.die_with_parent()
             self.selector.close()
             self.control.close()
             os.close(self.wake_r)
@@ -257,7 +262,7 @@ class ForkServer:
             loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads))
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads), ours)
             except OSError:
                 ours.close()
                 return

@@ -36,6 +36,12 @@ def become_reaper() -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
+def die_with_parent() -> None:
+    """Killed when the parent ends, from the first moment after the fork rather than once the
+    worker is set up."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def become_worker() -> None:
     """A session of its own, death with the fork server, and adoption of its own orphans."""
     os.setsid()

@@ -27,3 +27,46 @@ def test_killing_the_fork_server_ends_all_it_made(workspace, sandboxed):
         wait_for(lambda: not any(alive(pid) for pid in made))
     finally:
         live.close()
+
+
+def _sockets(pid: int) -> set[str]:
+    found: set[str] = set()
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return found  # it ended meanwhile
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            found.add(target)
+    return found
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "no-sandbox"])
+def test_no_process_the_fork_server_made_holds_the_servers_own_sockets(workspace, sandboxed):
+    # A spare holding the server's end of its own channel would never see that channel close,
+    # and would wait forever if the server died before the spare took the death signal.
+    if not sandboxed:
+        without_sandbox(workspace.root)
+    live = LiveRunner(workspace)
+    try:
+        assert live.run().status == "ok"
+        (server,) = running_with(set(children(os.getpid())), "fork_server")
+        assert live_descendants(server), "the fork server keeps spares ready"
+
+        def holders() -> list[int]:
+            # A process just forked holds them all until it closes what it must not keep.
+            held = _sockets(server)
+            return [pid for pid in live_descendants(server) if _sockets(pid) & held]
+
+        try:
+            wait_for(lambda: not holders())
+        except AssertionError:
+            held = _sockets(server)
+            detail = {pid: sorted(_sockets(pid) & held) for pid in holders()}
+            raise AssertionError(f"still held: {detail}, server holds {sorted(held)}") from None
+    finally:
+        live.close()
