@@ -319,6 +319,9 @@ def test_run_and_cancel_from_the_keyboard(qtbot, window, sample_workspace):
     editor = window.hook_editor
     editor.source.selectAll()
     qtbot.keyClicks(editor.source, "lib/hang.py")
+    # Long enough that a busy machine cannot end the run by its timeout before the cancel.
+    editor.timeout.selectAll()
+    qtbot.keyClicks(editor.timeout, "60000")
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         qtbot.keyClick(window.sample_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: bool(window.bridge.running) and window.cancel_action.isEnabled())

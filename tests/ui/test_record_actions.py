@@ -39,15 +39,20 @@ from tests.ui.test_records_view import (
     wait_rows,
 )
 
-TODAY_AT = datetime.combine(datetime.now().date(), datetime.min.time()).replace(hour=9, minute=7)
 OLD_DAY = datetime(2025, 3, 4, 10, 5, 6)
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[RecordStore]:
+def today_at() -> datetime:
+    # Today as the test runs, not as the module was imported: a suite may run past midnight.
+    return datetime.combine(datetime.now().date(), datetime.min.time()).replace(hour=9, minute=7)
+
+
+@pytest.fixture
+def store(tmp_path: Path, today_at: datetime) -> Iterator[RecordStore]:
     with RecordStore.open(tmp_path) as opened:
-        opened.add(make_outcome("today", TODAY_AT.timestamp() + 1.5))
-        opened.add(make_outcome("yesterday", (TODAY_AT - timedelta(days=1)).timestamp()))
+        opened.add(make_outcome("today", today_at.timestamp() + 1.5))
+        opened.add(make_outcome("yesterday", (today_at - timedelta(days=1)).timestamp()))
         opened.add(make_outcome("long-ago", OLD_DAY.timestamp(), loop="reviewer"))
         yield opened
 
@@ -126,7 +131,7 @@ def test_the_date_is_the_locales_short_date(
 
 
 def test_compare_shows_readable_start_times(
-    qtbot: QtBot, bridge: EngineBridge, store: RecordStore
+    qtbot: QtBot, bridge: EngineBridge, store: RecordStore, today_at: datetime
 ) -> None:
     view = open_view(qtbot, bridge, store, 3)
     try:
@@ -134,7 +139,7 @@ def test_compare_shows_readable_start_times(
         tree = compare.tree
         items = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(3)}
         started = items["started_at"]
-        assert started.text(1) == TODAY_AT.strftime("%Y-%m-%d 09:07:01.500")
+        assert started.text(1) == today_at.strftime("%Y-%m-%d 09:07:01.500")
         assert started.text(2) == "2025-03-04 10:05:06.000"
         epoch = str(int(OLD_DAY.timestamp()))
         texts = [
