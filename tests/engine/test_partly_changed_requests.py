@@ -169,3 +169,23 @@ def test_the_window_s_runner_reading_in_pieces_gives_the_same_run(workspace, big
         assert outcome.result == expected
         assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(expected)
         assert outcome.result["messages"] is outcome.input["messages"]
+
+
+def test_a_sample_file_edited_between_runs_is_read_anew(workspace, runner, big):
+    name, request = big
+    source = hook(workspace, "brief.py", "    r['system'] += ' Be brief.'\n")
+    first = runner.run(name, hook=source)
+    assert first.status == "ok", first.turn_error
+    edited = {**request, "messages": request["messages"][:-3]}
+    edited["messages"][0] = {"role": "user", "content": "another question"}
+    write_json(workspace.root / "samples" / "big.json", {"loop": "main", "request": edited})
+    second = runner.run(name, hook=source)
+    assert second.status == "ok", second.turn_error
+    expected = {**edited, "system": edited["system"] + " Be brief."}
+    assert second.input == edited
+    assert second.result == expected
+    assert second.result["messages"] is second.input["messages"]
+    decision = second.decision_record
+    assert decision["requestHashBefore"] == sorted_json_hash(edited)
+    assert decision["requestHashAfter"] == sorted_json_hash(expected)
+    assert decision["messages"] == {"before": 3 * ROUNDS - 3, "after": 3 * ROUNDS - 3}

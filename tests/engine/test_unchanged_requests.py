@@ -101,3 +101,23 @@ def test_a_request_of_megabytes_comes_back_whole_echoed_or_edited(workspace, run
         assert outcome.result == expected
         assert outcome.decision_record["requestHashAfter"] == sorted_json_hash(expected)
         assert outcome.decision_record["changed"]["system"] is (expected is edited)
+
+
+def test_a_sample_file_edited_between_echoed_runs_is_sent_and_hashed_anew(workspace, runner):
+    request = copy.deepcopy(REQUEST)
+    request["messages"] = [
+        {"role": "user", "content": f"question {i} " + "lorem ipsum " * 100} for i in range(300)
+    ]
+    name = sample(workspace, "large", request)
+    echo = hook(workspace, "echo.py", ECHO)
+    assert runner.run(name, hook=echo).status == "ok"
+    edited = {**request, "system": "Another prompt.", "messages": request["messages"][1:]}
+    sample(workspace, "large", edited)
+    outcome = runner.run(name, hook=echo)
+    assert outcome.status == "ok", outcome.turn_error
+    assert outcome.input == edited
+    assert outcome.result == edited
+    decision = outcome.decision_record
+    assert decision["requestHashBefore"] == sorted_json_hash(edited)
+    assert decision["requestHashAfter"] == sorted_json_hash(edited)
+    assert decision["changed"] == dict.fromkeys(("system", "messages", "tools", "options"), False)
