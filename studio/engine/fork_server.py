@@ -41,8 +41,10 @@ def preload() -> None:
 
 
 _SOCKET_TYPE = getattr(socket, "SOCK_SEQPACKET", socket.SOCK_DGRAM)
-# Two runs at once each find a ready spare while a third is being made for the next run.
-SPARES = 3
+# A sandboxed spare takes a few runs' time to make on a busy machine (its namespaces above
+# all): with five, runs one after another or two at once nearly always find one ready. Each
+# costs about 5 MB of its own memory.
+SPARES = 5
 
 
 # Spares that load no hook ahead: a call for another hook, or for one just edited, takes one.
