@@ -20,7 +20,7 @@ def new_run_id() -> str:
 class ChainStep(BaseModel):
     """One hook's turn in a chain run: what it returned, what changed, whether it stopped."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     chain: Literal["pre", "post"]
     position: int
@@ -38,7 +38,7 @@ class ChainStep(BaseModel):
 class CallError(BaseModel):
     """Why a host call failed: the code the hook's ``Error`` carries and its message."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     code: str
     message: str
@@ -54,7 +54,7 @@ class HostCall(BaseModel):
     inside nested ``sys_lambda`` calls.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     method: str
     args: Any = None
@@ -68,7 +68,7 @@ class HostCall(BaseModel):
 
 
 class RunOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     run_id: str = Field(default_factory=new_run_id)
     started_at: float = Field(default_factory=time.time)

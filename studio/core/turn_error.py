@@ -67,7 +67,7 @@ KIND_TITLES: dict[str, str] = {
 
 
 class HookRef(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     source: str
     function: str
@@ -77,7 +77,7 @@ class HookRef(BaseModel):
 
 
 class Frame(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     file: str
     line: int
@@ -87,14 +87,14 @@ class Frame(BaseModel):
 
 
 class ExitStatus(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     code: int | None = None
     signal: str | None = None
 
 
 class TurnError(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     label: Label = TURN_ERROR_LABEL
     kind: str

@@ -24,6 +24,7 @@ QT_FREE_MODULES = (
     "studio.core.expectations.matrix",
     "studio.core.expectations.model",
     "studio.core.invocation.source_section",
+    "studio.core.model_warmup",
     "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.diff",
     "studio.core.pre_llm.targets",

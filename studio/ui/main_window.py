@@ -29,6 +29,7 @@ from studio.core.app_settings import AppSettings, WorkspaceChoices, save_setting
 from studio.core.expectations.from_outcome import save_runs_as_tests
 from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup, source_file_in
+from studio.core.model_warmup import build_deferred_models
 from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
@@ -274,6 +275,7 @@ class MainWindow(QMainWindow):
         self._on_screen = True
         self.bridge.release_work()
         self.bridge.warm_up()
+        self.bridge.submit(build_deferred_models)
 
     # ---- construction --------------------------------------------------------------------
     def _add_config_editors(self) -> None:
@@ -1398,7 +1400,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
             return None
         loop = self.loop_box.currentText().strip() or None
-        config = self._draft_config() if self._runs_edited_hook(sample) else None
+        config = self._edited_config_for(sample)
         if config is False:
             return None
         self._last_run = (sample, loop, config or None)
@@ -1456,6 +1458,14 @@ class MainWindow(QMainWindow):
         contract = CONTRACTS.get(self._sample_contract(name) or "")
         return contract is not None and contract.agent_hook_key == HOOK_KEY
 
+    def _edited_config_for(self, sample: str) -> dict[str, Any] | Literal[False] | None:
+        """:meth:`_draft_config` when a run of ``sample`` runs the hook being edited. The sample
+        is read to know that only when the hook has unsaved edits: a large one takes a while
+        to parse, and the GUI thread would wait for it at each Run."""
+        if self.undo_stack.isClean() or self.document is None:
+            return None
+        return self._draft_config() if self._runs_edited_hook(sample) else None
+
     def _draft_config(self) -> dict[str, Any] | Literal[False] | None:
         """Run what is being edited: the draft hook config when it differs from the saved one
         (False when the draft has problems, which are shown instead), None for the saved one."""
@@ -1485,7 +1495,7 @@ class MainWindow(QMainWindow):
         loops = [MAIN, *self._declared_loops(), FUTURE_LOOP]
         self._groups[group] = []
         self._group_sizes[group] = len(loops)
-        config = self._draft_config() if self._runs_edited_hook(sample) else None
+        config = self._edited_config_for(sample)
         if config is False:
             return
         for loop in loops:
@@ -1531,7 +1541,9 @@ class MainWindow(QMainWindow):
                 del self._groups[job.group]
         else:
             self.results.show_outcome(outcome)
-        self.records.refresh()
+        # On the next turn of the event loop: the window handles input and paints between
+        # showing a large outcome and asking for the records again.
+        QTimer.singleShot(0, self.records, self.records.refresh)
         self.run_finished.emit(outcome)
 
     def _on_targets_replaced(self, count: int) -> None:

@@ -59,7 +59,7 @@ CONFIG_STUDIO_RULES: Final[tuple[StudioRule, ...]] = (
 class ChainHookRef(BaseModel):
     """One hook of a chain: a built-in hook by name, or a user's hook by source."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     builtin: str | None = None
     source: str | None = None
@@ -116,7 +116,7 @@ class ChainHookRef(BaseModel):
 class ChainConfig(BaseModel):
     """The ``chain`` section of the studio's workspace file."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     pre: tuple[ChainHookRef, ...] = ()
     post: tuple[ChainHookRef, ...] = ()

@@ -157,7 +157,7 @@ CallUserHook = Callable[[ChainHookRef, dict[str, Any], int, ChainName], Awaitabl
 class ModelCall(BaseModel):
     """One (scripted) model call: the messages sent, the response taken, and why it was made."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     attempt: int
     response_index: int
@@ -172,7 +172,7 @@ class ChainRunResult(BaseModel):
     when no call was made); ``response`` the turn's final response. Both are None on a turn error,
     so a failed turn never shows a request as if it had been sent."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     status: ChainStatus
     request: dict[str, Any] | None = None

@@ -35,7 +35,7 @@ RULE_CHAIN_SAMPLE: Final = "pleach.chain-sample"
 class ChainSample(BaseModel):
     """A chain sample: the pre-model context and the scripted model responses, in call order."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     context: dict[str, Any]
     responses: tuple[dict[str, Any], ...] = ()

@@ -13,6 +13,7 @@ from studio.core.chain.shape_keys import DEFAULT_MAX_RETRIES, PostEscape, PreEsc
 
 class View(BaseModel):
     model_config = ConfigDict(
+        defer_build=True,
         frozen=True,
         extra="allow",
         protected_namespaces=(),
@@ -24,7 +25,7 @@ class View(BaseModel):
 
 
 class ClosedView(View):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(defer_build=True, extra="forbid")
 
 
 class ContentPart(View):

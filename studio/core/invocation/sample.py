@@ -105,7 +105,7 @@ _HOP_KEYS: Final = ("index", "path", "fromAgent", "reason")
 class InvocationStats(BaseModel):
     """``{at, cursor, run, root}``: committed activity before the child; no attempt, no step."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     cursor: int
     run: ScopeStats
@@ -121,7 +121,7 @@ class InvocationStats(BaseModel):
 class InvocationSample(BaseModel):
     """Everything an invocation-preparation run needs, and the child's steps when layered."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     baseline: StepBaseline
     target_id: str

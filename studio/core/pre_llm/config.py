@@ -73,7 +73,7 @@ def effective_timeout_ms(timeout_ms: int | None, execution_limit_ms: int) -> int
 class PreLlmHookConfig(BaseModel):
     """A valid hook config, normalised: source trimmed, scope defaulted, timeout an int."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     source: str
     scope: Scope = "all"

@@ -190,7 +190,7 @@ class StoredRecord(BaseModel):
     """A stored run: its summary, its content-free run record, its payload (``None`` once
     cleared)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     summary: RecordSummary
     record: dict[str, Any]

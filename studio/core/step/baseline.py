@@ -63,7 +63,7 @@ _BUDGET_KEYS: Final = ("optimizeAt", "max")
 class Contributor(BaseModel):
     """One contributor of the graph; a plain string in JSON is shorthand for ``{"id": ...}``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     id: str
     kind: ContributorKind = "context"
@@ -124,7 +124,7 @@ class Contributor(BaseModel):
 class InputBudget(BaseModel):
     """Per-call input pressure; each limit is a positive safe integer and optimizeAt <= max."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid", populate_by_name=True)
 
     optimize_at: int | None = Field(default=None, alias="optimizeAt")
     max: int | None = None
@@ -141,7 +141,7 @@ class InputBudget(BaseModel):
 class StepBaseline(BaseModel):
     """What a provider call would use if the hook returned nothing."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid", populate_by_name=True)
 
     contributors: tuple[Contributor, ...]
     tools: tuple[str, ...]

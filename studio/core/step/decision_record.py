@@ -23,7 +23,7 @@ STEP_REASONS: Final[tuple[str, ...]] = ("initial", "tool-result", "validation-re
 class ResourceRead(BaseModel):
     """One pinned read; the revision is the value hash, as in the reference."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, populate_by_name=True)
 
     identity: str
     revision: str
@@ -34,7 +34,7 @@ class ResourceRead(BaseModel):
 
 
 class AmendmentCounts(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, populate_by_name=True)
 
     added_contributors: int = Field(alias="addedContributors", ge=0)
     removed_contributors: int = Field(alias="removedContributors", ge=0)
@@ -55,7 +55,7 @@ class AmendmentCounts(BaseModel):
 
 
 class StepDecisionRecord(BaseModel):
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, populate_by_name=True)
 
     operation: Literal["language"] = "language"
     step_index: int = Field(alias="stepIndex", ge=0)

@@ -23,7 +23,7 @@ from studio.core.step.value_hash import as_double
 class EffectiveStep(BaseModel):
     """The request a provider call would be sealed with after the amendment."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
+    model_config = ConfigDict(defer_build=True, frozen=True, populate_by_name=True)
 
     contributors: tuple[str, ...]
     added_contributors: tuple[str, ...] = Field(alias="addedContributors")

@@ -88,7 +88,7 @@ STEP_KEYS: Final = ("index", "reason", "input", "messages", "stats")
 class StepSample(BaseModel):
     """Everything a step-preparation run needs: the baseline, the boundary and the resources."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     baseline: StepBaseline
     index: int

@@ -41,7 +41,7 @@ PART_FIELDS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 class ToolHistoryEntry(BaseModel):
     """``StepToolHistoryEntry``: ``answered`` says whether ``result`` is present."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     call_id: str
     name: str

@@ -31,7 +31,7 @@ IDENTITY_PATTERN: Final = re.compile(r"^(?:working-state:.+|blackboard:.+|memory
 class DeclaredResource(BaseModel):
     """A resource of the declared graph: its value, or the way reading it fails."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     identity: str
     value: Any = None

@@ -35,7 +35,7 @@ CALL_KEYS: Final = ("started", "succeeded", "failed", "cancelled", "transportRet
 
 
 class ModelCallStats(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     started: int = 0
     succeeded: int = 0
@@ -56,7 +56,7 @@ class ModelCallStats(BaseModel):
 class UsageStats(BaseModel):
     """Token usage with its coverage; a token field is ``None`` (absent in JSON) when unknown."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -76,7 +76,7 @@ class UsageStats(BaseModel):
 
 
 class ScopeStats(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     usage: UsageStats = Field(default_factory=UsageStats)
     model_calls: ModelCallStats = Field(default_factory=ModelCallStats)
@@ -88,7 +88,7 @@ class ScopeStats(BaseModel):
 class StepStats(BaseModel):
     """``StepPreparationStats``: committed activity before this boundary."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     cursor: int
     attempt_number: int = 1

@@ -12,7 +12,7 @@ from studio.core.workspace.folder import pydantic_findings
 
 
 class StepSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     source: str = Field(min_length=1, pattern=r"\S")
 

@@ -54,7 +54,7 @@ class WorkspaceFileError(Exception):
 
 
 class LimitsSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     memory_mb: int = Field(1024, ge=16, le=1 << 20, strict=True)
     output_kb: int = Field(1024, ge=1, le=1 << 20, strict=True)
@@ -62,7 +62,7 @@ class LimitsSettings(BaseModel):
 
 
 class SandboxSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     enabled: bool = Field(True, strict=True)
     network: bool = Field(False, strict=True)
@@ -71,7 +71,7 @@ class SandboxSettings(BaseModel):
 class StudioSettings(BaseModel):
     """``hookstudio.json``: what the studio needs that the agent config does not say."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="forbid", frozen=True)
 
     version: Literal[1] = 1
     loops: list[str] = Field(default_factory=list)
