@@ -138,11 +138,10 @@ def no_tab_traps(root: QWidget) -> None:
     """Tab and Shift+Tab leave every table and list (arrows move inside them), and a read-only
     text view passes Tab on instead of swallowing it. Views made later call this for themselves
     or are reached by the window calling it again."""
-    for view in root.findChildren(QAbstractItemView):
-        view.setTabKeyNavigation(False)
-    for text in root.findChildren(QPlainTextEdit):
-        if text.isReadOnly():
-            text.setTabChangesFocus(True)
-    for rich in root.findChildren(QTextEdit):
-        if rich.isReadOnly():
-            rich.setTabChangesFocus(True)
+    # One pass over the widgets: each pass wraps every object below ``root`` for Python, which
+    # for the whole window took a good part of its start.
+    for widget in root.findChildren(QWidget):
+        if isinstance(widget, QAbstractItemView):
+            widget.setTabKeyNavigation(False)
+        elif isinstance(widget, QPlainTextEdit | QTextEdit) and widget.isReadOnly():
+            widget.setTabChangesFocus(True)
