@@ -523,6 +523,10 @@ def test_the_host_refuses_undeclared_disabled_and_restricted_tools_by_itself():
 
 def test_a_hook_calling_in_a_loop_keeps_a_bounded_log(ws, runner: LiveRunner):
     configure(ws, tools=[tool("fs_read")], replies={"fs_read": {"result": 1}})
+    # Ten thousand round trips to the host: seconds on a busy machine, not the default second.
+    agent = json.loads((ws.root / "agent.json").read_text())
+    agent["pre_llm_hook"]["timeout_ms"] = 30_000
+    write_json(ws.root / "agent.json", agent)
     write(
         ws,
         "loop.ts",
