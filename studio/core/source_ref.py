@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from studio.core.js_text import is_js_identifier
 
@@ -57,7 +58,10 @@ def lexical_path_problem(path: str, bare_drive: bool = True) -> str | None:
     if path.startswith(("/", "\\")) or _DRIVE_ROOT.match(path) or (bare_drive and drive):
         return f"the source path '{path}' is absolute; it must be relative to the workspace"
     depth = 0
-    for part in PurePosixPath(path.replace("\\", "/")).parts:
+    # The parts as a POSIX path reads them: empty parts and "." name no folder.
+    for part in path.replace("\\", "/").split("/"):
+        if part in ("", "."):
+            continue
         if part == "..":
             depth -= 1
             if depth < 0:
@@ -76,10 +80,32 @@ def resolve_source_path(workspace: Path, path: str) -> Path:
     problem = lexical_path_problem(path, bare_drive=False)
     if problem:
         raise SourceOutsideWorkspace(problem)
-    root = Path(os.path.realpath(workspace))
-    target = Path(os.path.realpath(root / path))
-    if target != root and root not in target.parents:
+    root = os.path.realpath(workspace)
+    target = _linkless_target(root, path) or os.path.realpath(os.path.join(root, path))
+    inside = root if root.endswith(os.sep) else root + os.sep
+    if target != root and not target.startswith(inside):
         raise SourceOutsideWorkspace(
             f"the source path '{path}' resolves to '{target}', outside the workspace"
         )
-    return target
+    return Path(target)
+
+
+def _linkless_target(root: str, path: str) -> str | None:
+    """What ``realpath`` makes of ``path`` in the real folder ``root`` when every part of it
+    exists and none is a symlink or ``..`` (the usual case: a walk of one ``lstat`` per part
+    instead of ``realpath``'s); None otherwise."""
+    if os.sep != "/":
+        return None
+    target = root.rstrip("/")
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            return None
+        target = f"{target}/{part}"
+        try:
+            if stat.S_ISLNK(os.lstat(target).st_mode):
+                return None
+        except (OSError, ValueError):
+            return None
+    return target or "/"

@@ -5,6 +5,7 @@ worker, through the runtime of the source's language. It records every outcome."
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import os
 import sys
@@ -44,8 +45,9 @@ class RunHandle:
         self.task: asyncio.Future[RunOutcome] | None = None
         self.worker: asyncio.Future[Any] | None = None
         self.cancelled = False
-        self.record: asyncio.Future[str | None] | None = None
-        """The run's record write, which goes on after the outcome is delivered."""
+        self.record: concurrent.futures.Future[str | None] | None = None
+        """The run's record write, which goes on after the outcome is delivered (on the record
+        store's thread: its end wakes this loop only for a caller of :meth:`recorded`)."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -65,7 +67,7 @@ class RunHandle:
         if self.record is None:
             return None
         try:
-            await self.record
+            await asyncio.wrap_future(self.record)
         except RecordStoreError as exc:
             return str(exc)
         return None
@@ -274,14 +276,12 @@ class Runner:
             # replaced behind the studio's back is the exception: the run waits for its record
             # in the new one, whose notice belongs in this outcome.
             replaced = self.store.replaced()
-            handle.record = asyncio.wrap_future(self.store.add_later(outcome, ran_on))
-            # A failure is for the caller of recorded(); otherwise asyncio reports it as unread.
-            handle.record.add_done_callback(lambda record: record.cancelled() or record.exception())
+            handle.record = self.store.add_later(outcome, ran_on)
             if replaced:
                 from studio.core.records.store import RecordStoreError
 
                 try:
-                    said = await handle.record
+                    said = await asyncio.wrap_future(handle.record)
                 except RecordStoreError as exc:
                     said = f"this run was not recorded: {exc}"
                 if said:

@@ -245,6 +245,14 @@ def _answer(result: _Capture, outputs: tuple[_Capture, ...]) -> asyncio.Future[N
     return answered
 
 
+def _with_spec(message: dict[str, Any], spec: bytes) -> bytes:
+    """``message`` with the member ``spec`` whose JSON text is ``spec``, as one control message."""
+    data = encode_message(message)[:-1] + b',"spec":' + spec + b"}"
+    if len(data) > MAX_DATAGRAM:
+        raise ValueError(f"control message of {len(data)} bytes is too large")
+    return data
+
+
 @dataclass
 class _Pending:
     spawned: asyncio.Future[int]
@@ -278,6 +286,7 @@ class WorkerHost:
         self._start_lock: asyncio.Lock | None = None
         self._spares = ReadySpares()
         """Ready spares the fork server handed over: calls go to them without the server."""
+        self._last_call: tuple[dict[str, Any], bytes] | None = None
 
     # ---- fork server lifecycle -----------------------------------------------------------
     @property
@@ -694,19 +703,27 @@ class WorkerHost:
         (it reaps it and reports its exit); without one, ask the server to hand the call over."""
         if self._control is None:
             raise ForkServerUnavailable("the worker fork server is not running")
-        encoded = encode_message(call)
+        encoded = self._encoded(call)
         pid = self._spares.hand_over(encoded, fds, sandboxed=self.sandbox_active)
         if pid is None:
-            await self._send_with_fds(
-                encode_message({"op": "spawn", "id": invocation, "spec": call}), fds
-            )
+            await self._send_with_fds(_with_spec({"op": "spawn", "id": invocation}, encoded), fds)
             return
         pending.pid = pid
         pending.spawned.set_result(pid)
-        took = encode_message({"op": "took", "id": invocation, "pid": pid, "spec": call})
+        took = _with_spec({"op": "took", "id": invocation, "pid": pid}, encoded)
         # A server gone by now is found by the event pump, which fails the call as lost.
         with contextlib.suppress(ForkServerUnavailable):
             await self._send_with_fds(took, [])
+
+    def _encoded(self, call: dict[str, Any]) -> bytes:
+        """``call`` as the bytes a spare and the fork server read; a call equal to the last one
+        (the same hook run again) is not encoded again."""
+        last = self._last_call
+        if last is not None and last[0] == call:
+            return last[1]
+        encoded = encode_message(call)
+        self._last_call = (call, encoded)
+        return encoded
 
     async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
         control = self._control

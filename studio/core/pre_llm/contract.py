@@ -19,7 +19,14 @@ from studio.core.identity_cache import IdentityCache
 from studio.core.json.deep import deep_json
 from studio.core.json.outline import Entry
 from studio.core.json.pieces import compact_json, dumps_in_pieces, json_bytes
-from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config, execution_limit_errors
+from studio.core.pre_llm.config import (
+    HOOK_KEY,
+    MAIN,
+    AgentConfigCheck,
+    SourceHome,
+    check_agent_config,
+    execution_limit_errors,
+)
 from studio.core.pre_llm.decision_record import pre_llm_decision_record
 from studio.core.pre_llm.host_calls import (
     AdfSettings,
@@ -37,9 +44,10 @@ from studio.core.turn_error import HookRef, TurnError, turn_error
 from studio.core.workspace.folder import WorkspaceFileError
 
 # By request identity: a sample run again is encoded, and its request checked, once.
-_inputs: IdentityCache[bytes] = IdentityCache(8)
+_inputs: IdentityCache[tuple[bytes, memoryview]] = IdentityCache(8)
 _request_findings: IdentityCache[list[Finding]] = IdentityCache(8)
 _members: IdentityCache[dict[str, tuple[str, Any]] | None] = IdentityCache(4)
+_checks: IdentityCache[AgentConfigCheck] = IdentityCache(4)
 _INPUT_HEAD = b'{"request":'
 SHARED_FROM_BYTES = 64 << 10
 """A request this large is given back, by a hook that changes part of it, sharing the parts
@@ -49,11 +57,13 @@ it did not change (below, reading it whole is as quick)."""
 def _input_bytes(request: Any, loop: str, in_pieces: bool) -> tuple[bytes, memoryview]:
     """The hook's input ``{"request": ..., "loop": {"name": ...}}`` as JSON bytes, and the
     request's own text within them."""
-    tail = b',"loop":' + json_bytes({"name": loop}) + b"}"
-    encoded = _inputs.get(
-        request, lambda: _INPUT_HEAD + json_bytes(request, in_pieces) + tail, extra=loop
-    )
-    return encoded, memoryview(encoded)[len(_INPUT_HEAD) : len(encoded) - len(tail)]
+
+    def encode() -> tuple[bytes, memoryview]:
+        tail = b',"loop":' + json_bytes({"name": loop}) + b"}"
+        encoded = _INPUT_HEAD + json_bytes(request, in_pieces) + tail
+        return encoded, memoryview(encoded)[len(_INPUT_HEAD) : len(encoded) - len(tail)]
+
+    return _inputs.get(request, encode, extra=loop)
 
 
 def _request_members(request: Any, in_pieces: bool) -> dict[str, tuple[str, Any]] | None:
@@ -149,7 +159,9 @@ class PreLlmContract(Contract):
         if job.hook_config is not None and isinstance(document, dict):
             # A document that is not an object is reported by check_agent_config below.
             document = {**document, HOOK_KEY: job.hook_config}
-        check = check_agent_config(document, "adf" if job.workspace.kind == "adf" else "folder")
+        home: SourceHome = "adf" if job.workspace.kind == "adf" else "folder"
+        # The workspace gives the same document while agent.json is unchanged: checked once.
+        check = _checks.get(document, lambda: check_agent_config(document, home), extra=home)
         if not check.valid:
             raise RunStopped(config_error(job.workspace.agent_label, check.findings, loop=loop))
         applies = check.applies_to(loop) if job.hook is None else True

@@ -154,12 +154,15 @@ class AdfWorkspace(Workspace):
     def settings(self) -> StudioSettings:
         """``hookstudio.json`` in the state folder, with the ``adf`` section taken from the
         agent file: the sources whose ``authorized`` column is 1."""
-        settings = super().settings()
+        checked = super().settings()
         try:
             authorized = tuple(f.path for f in self.adf.entries() if f.authorized)
         except AdfFileError as exc:
             raise workspace_error(exc) from None
-        settings._sections[ADF_SECTION] = AdfSettings(authorized=authorized)
+        # The folder's settings are shared by every caller while the file is unchanged: the
+        # section read from the agent file goes on a copy of its own.
+        settings = checked.model_copy()
+        settings._sections = {**checked._sections, ADF_SECTION: AdfSettings(authorized=authorized)}
         return settings
 
     # -- hook sources --------------------------------------------------------------------------

@@ -20,7 +20,9 @@ path instead of raising. Only ``write_source`` writes a hook source file.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -40,6 +42,8 @@ STUDIO_FILE = "hookstudio.json"
 SAMPLES_DIR = "samples"
 STATE_DIR = ".hookstudio"
 SKIPPED_DIRS = {STATE_DIR, ".git", "__pycache__", ".venv", "node_modules"}
+_ABSENT: Any = object()
+"""What :meth:`Workspace._read_if_present` gives for a file that is not there."""
 
 
 class WorkspaceFileError(Exception):
@@ -167,11 +171,21 @@ class Workspace:
         default_factory=dict, compare=False, repr=False
     )
 
+    # The settings checked from the parsed ``hookstudio.json`` they came from: the same parsed
+    # document (the file unchanged) gives the same settings, checked once.
+    _checked: dict[str, tuple[Any, StudioSettings]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
     def _read(self, path: Path) -> Any:
         try:
-            info = path.stat()
+            info = os.stat(path)
         except OSError:
             return read_json_file(path)
+        return self._read_version(path, info)
+
+    def _read_version(self, path: Path, info: os.stat_result) -> Any:
+        """The parsed file whose ``stat`` is ``info``, read again only when it changed."""
         stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
         cached = self._parsed.get(path)
         if cached is not None and cached[0] == stamp:
@@ -179,6 +193,18 @@ class Workspace:
         value = read_json_file(path)
         self._parsed[path] = (stamp, value)
         return value
+
+    def _read_if_present(self, path: Path) -> Any:
+        """:meth:`_read`, or ``_ABSENT`` when nothing is at ``path`` (as ``Path.exists`` says)."""
+        try:
+            info = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return _ABSENT
+        except OSError:
+            if not path.exists():
+                return _ABSENT
+            return read_json_file(path)
+        return self._read_version(path, info)
 
     @classmethod
     def open(cls, path: str | Path) -> Workspace:
@@ -303,25 +329,31 @@ class Workspace:
 
         Whatever JSON value the file holds: :func:`check_agent_config` says when it is not an
         object."""
-        if not self.agent_path.exists():
-            return {}
         try:
-            document = self._read(self.agent_path)
+            document = self._read_if_present(self.agent_path)
         except JsonFileError as exc:
             raise WorkspaceFileError(
                 AGENT_FILE, [Finding((), str(exc), "workspace.json")]
             ) from None
-        return document
+        return {} if document is _ABSENT else document
 
     def settings(self) -> StudioSettings:
-        if not self.settings_path.exists():
-            return StudioSettings()
+        """The checked ``hookstudio.json``; callers must not change what they get."""
         try:
-            raw = self._read(self.settings_path)
+            raw = self._read_if_present(self.settings_path)
         except JsonFileError as exc:
             raise WorkspaceFileError(
                 STUDIO_FILE, [Finding((), str(exc), "workspace.json")]
             ) from None
+        checked = self._checked.get(STUDIO_FILE)
+        if checked is not None and checked[0] is raw:
+            return checked[1]
+        settings = StudioSettings() if raw is _ABSENT else self._checked_settings(raw)
+        # Holding ``raw`` keeps it alive, so no other document can take its identity.
+        self._checked[STUDIO_FILE] = (raw, settings)
+        return settings
+
+    def _checked_settings(self, raw: Any) -> StudioSettings:
         from studio.core.registry import CONTRACTS
 
         owners = {c.settings_key: c for c in CONTRACTS.values() if c.settings_key is not None}
@@ -363,14 +395,18 @@ class Workspace:
     def sample(self, name: str) -> Sample:
         label = f"{SAMPLES_DIR}/{name}.json"
         path = self.root / SAMPLES_DIR / f"{name}.json"
-        if "/" in name or "\\" in name or name.startswith(".") or not path.is_file():
+        info = None
+        if not ("/" in name or "\\" in name or name.startswith(".")):
+            with contextlib.suppress(OSError, ValueError):
+                info = os.stat(path)
+        if info is None or not stat.S_ISREG(info.st_mode):
             known = ", ".join(s.name for s in self.samples()) or "none"
             raise WorkspaceFileError(
                 label,
                 [Finding((), f"no sample named '{name}' (samples: {known})", "workspace.sample")],
             )
         try:
-            document = self._read(path)
+            document = self._read_version(path, info)
         except JsonFileError as exc:
             raise WorkspaceFileError(label, [Finding((), str(exc), "workspace.json")]) from None
         return self._sample_of(name, label, path, document)
