@@ -286,7 +286,6 @@ class WorkerHost:
         self._start_lock: asyncio.Lock | None = None
         self._spares = ReadySpares()
         """Ready spares the fork server handed over: calls go to them without the server."""
-        self._last_call: tuple[dict[str, Any], bytes] | None = None
 
     # ---- fork server lifecycle -----------------------------------------------------------
     @property
@@ -703,7 +702,7 @@ class WorkerHost:
         (it reaps it and reports its exit); without one, ask the server to hand the call over."""
         if self._control is None:
             raise ForkServerUnavailable("the worker fork server is not running")
-        encoded = self._encoded(call)
+        encoded = encode_message(call)
         pid = self._spares.hand_over(encoded, fds, sandboxed=self.sandbox_active)
         if pid is None:
             await self._send_with_fds(_with_spec({"op": "spawn", "id": invocation}, encoded), fds)
@@ -714,16 +713,6 @@ class WorkerHost:
         # A server gone by now is found by the event pump, which fails the call as lost.
         with contextlib.suppress(ForkServerUnavailable):
             await self._send_with_fds(took, [])
-
-    def _encoded(self, call: dict[str, Any]) -> bytes:
-        """``call`` as the bytes a spare and the fork server read; a call equal to the last one
-        (the same hook run again) is not encoded again."""
-        last = self._last_call
-        if last is not None and last[0] == call:
-            return last[1]
-        encoded = encode_message(call)
-        self._last_call = (call, encoded)
-        return encoded
 
     async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
         control = self._control
