@@ -7,26 +7,13 @@ import json
 
 import pytest
 
-from studio.core.turn_error import HookRef
-from studio.engine.worker_host import WorkerResult
-from studio.engine.worker_outcome import read_worker
-from studio.engine.worker_protocol import frame
+from tests.support.worker_results import read_frame
 
-HOOK = HookRef(source="lib/h.py", function="main", contract="pre_llm")
 ECHO = json.dumps({"system": "s", "messages": [{"role": "user", "content": "é 👋"}]}).encode()
 
 
 def read(payload: bytes, echo: bytes | None = ECHO, in_pieces: bool = False):
-    return read_worker(
-        WorkerResult(result=frame(payload), exit_code=0),
-        hook=HOOK,
-        loop="main",
-        timeout_ms=1000,
-        output_limit=1 << 20,
-        result_limit=1 << 20,
-        in_pieces=in_pieces,
-        echo=echo,
-    )
+    return read_frame(payload, in_pieces=in_pieces, echo=echo)
 
 
 @pytest.mark.parametrize("in_pieces", [False, True])

@@ -9,12 +9,8 @@ from typing import Any
 
 import pytest
 
-from studio.core.turn_error import HookRef
-from studio.engine.worker_host import WorkerResult
-from studio.engine.worker_outcome import read_worker
-from studio.engine.worker_protocol import frame
+from tests.support.worker_results import read_frame
 
-HOOK = HookRef(source="lib/h.py", function="main", contract="pre_llm")
 MESSAGES = [
     {"role": "user", "content": f"question {i}: é 👋 \ud800 " + "x" * 100} for i in range(300)
 ]
@@ -36,17 +32,7 @@ SENT = members(REQUEST)
 
 def read(value_text: bytes, in_pieces: bool = False):
     payload = b'{"status":"ok","extra":{},"value":' + value_text + b"}"
-    reply = read_worker(
-        WorkerResult(result=frame(payload), exit_code=0),
-        hook=HOOK,
-        loop="main",
-        timeout_ms=1000,
-        output_limit=1 << 20,
-        result_limit=1 << 20,
-        in_pieces=in_pieces,
-        echo=written(REQUEST),
-        echo_members=SENT,
-    )
+    reply = read_frame(payload, in_pieces=in_pieces, echo=written(REQUEST), echo_members=SENT)
     return reply, payload
 
 
