@@ -9,7 +9,7 @@ import pytest
 
 from studio.core.workspace.folder import Workspace
 from tests.support.runners import LiveRunner
-from tests.support.workspaces import make_workspace
+from tests.support.workspaces import copy_bundled_workspace, make_workspace
 
 
 @pytest.fixture
@@ -20,5 +20,13 @@ def workspace(tmp_path: Path) -> Workspace:
 @pytest.fixture
 def runner(workspace: Workspace) -> Iterator[LiveRunner]:
     live = LiveRunner(workspace)
+    yield live
+    live.close()
+
+
+@pytest.fixture
+def bundled(tmp_path: Path) -> Iterator[LiveRunner]:
+    """A runner over a copy of the bundled workspace."""
+    live = LiveRunner(Workspace.open(copy_bundled_workspace(tmp_path / "workspace")))
     yield live
     live.close()

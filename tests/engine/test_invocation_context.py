@@ -4,25 +4,9 @@ context (spec/crux.md §9)."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from studio.core.workspace.folder import Workspace
 from studio.engine.hook_api import StepContext, step_context_for_worker
-from tests.support.paths import BUNDLED_WORKSPACE
-from tests.support.runners import LiveRunner
-
-
-@pytest.fixture
-def bundled(tmp_path: Path) -> Iterator[LiveRunner]:
-    target = tmp_path / "workspace"
-    shutil.copytree(BUNDLED_WORKSPACE, target, ignore=shutil.ignore_patterns(".hookstudio"))
-    live = LiveRunner(Workspace.open(target))
-    yield live
-    live.close()
 
 
 def test_an_invocation_context_names_itself_in_every_message():

@@ -3,27 +3,12 @@ twins, and layered runs whose step decisions are linked and stored (spec/crux.md
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from studio.core.records.store import RecordStore
-from studio.core.workspace.folder import Workspace
-from tests.support.paths import BUNDLED_WORKSPACE
 from tests.support.runners import LiveRunner
 
 PYTHON_HOOK = "lib/invocation.py:prepare_invocation"
-
-
-@pytest.fixture
-def bundled(tmp_path: Path) -> Iterator[LiveRunner]:
-    target = tmp_path / "workspace"
-    shutil.copytree(BUNDLED_WORKSPACE, target, ignore=shutil.ignore_patterns(".hookstudio"))
-    live = LiveRunner(Workspace.open(target))
-    yield live
-    live.close()
 
 
 def write_hook(live: LiveRunner, name: str, text: str) -> str:
