@@ -252,16 +252,14 @@ def test_two_hundred_runs_leak_no_descriptor_and_no_process(runner):
     # Besides its own, the engine holds one channel per ready spare it was handed (at most
     # SPARES), however many that is at the moment.
     fds_before = len(os.listdir("/proc/self/fd")) - len(runner.held_spares())
-    processes_before = live_descendants(os.getpid())
     threads_before = threading.active_count()
     for _ in range(200):
         assert runner.run().status == "ok"
     assert len(runner.held_spares()) <= SPARES
     assert len(os.listdir("/proc/self/fd")) - len(runner.held_spares()) == fds_before
-    # Only the fork server and its spares (a new one for each spare a run takes); in the
-    # sandbox a spare is three processes: its helper, its namespace's first process and itself.
-    assert len(processes_before) <= 1 + 3 * SPARES
-    # The last worker's exit is not waited for by its run.
+    # Only the fork server and its spares are left (in the sandbox a spare is three processes:
+    # its helper, its namespace's first process and itself); the last worker's exit is not
+    # waited for by its run, and a replacement spare may be starting, so this is waited for.
     wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + 3 * SPARES)
     assert threading.active_count() == threads_before
 
