@@ -94,3 +94,23 @@ def test_a_hook_folder_replaced_by_a_link_out_of_the_workspace_is_refused_next_r
     outcome = runner.run()
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "source_outside_workspace"
+
+
+def test_a_same_size_edit_in_the_same_clock_tick_is_used_by_the_next_run(workspace, runner):
+    sample = workspace.root / "samples" / "basic.json"
+    first = {**REQUEST, "system": "first"}
+    second = {**REQUEST, "system": "other"}
+    # A coarse clock gives both writes one modification time; a time in the future is as
+    # recent as a write can be, however long the first run takes.
+    tick = os.stat(sample).st_mtime_ns + 10_000_000_000
+    write_json(sample, {"loop": "main", "request": first})
+    os.utime(sample, ns=(tick, tick))
+    inode = os.stat(sample).st_ino
+    assert runner.run().input == first
+    with open(sample, "r+b") as same_file:
+        text = same_file.read().replace(b'"first"', b'"other"')
+        same_file.seek(0)
+        same_file.write(text)
+    os.utime(sample, ns=(tick, tick))
+    assert os.stat(sample).st_ino == inode
+    assert runner.run().input == second

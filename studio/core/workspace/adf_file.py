@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from studio.core.json.deep import MAX_DEPTH, deep_json
+from studio.core.workspace.file_stamps import settled_stamp
 
 ADF_VERSION = "0.2"
 KNOWN_SCHEMAS = (28, 29)
@@ -60,9 +60,6 @@ SOURCE_OPEN_ELSEWHERE = (
 # Our own connections, one at a time, so that sidecars seen before connecting are another
 # process's and never this process's.
 _OWN_CONNECTION = threading.RLock()
-# File times advance in clock ticks (milliseconds); within this much of a write, a second write
-# may leave the same stamp.
-_RECENT_NS = 200_000_000
 
 
 class AdfFileError(Exception):
@@ -387,9 +384,7 @@ class AdfFile:
                 info = self.path.stat()
             except OSError:
                 return None
-        if time.time_ns() - info.st_mtime_ns < _RECENT_NS:
-            return None  # a write in the same clock tick would keep this stamp
-        return (info.st_mtime_ns, info.st_size, info.st_ino)
+        return settled_stamp(info)
 
     def _cached(self, name: str, load: Callable[[], Any]) -> Any:
         """``load()``, kept while the file stays the same version (see :meth:`_stamp`): runs

@@ -33,6 +33,7 @@ from studio.core.findings import Finding
 from studio.core.json.files import JsonFileError, read_json_file
 from studio.core.pre_llm.config import loop_name_problem
 from studio.core.workspace.adf_file import SourceWrite
+from studio.core.workspace.file_stamps import FileStamp, settled_stamp
 
 if TYPE_CHECKING:
     from studio.core.workspace.agent_document import AgentDocument
@@ -166,8 +167,9 @@ class Workspace:
     root: Path
     kind: ClassVar[str] = "folder"
     # Parsed files by path, kept while the file's size, inode and modification time stay the
-    # same: a run re-reads nothing that did not change. Callers must not mutate what they get.
-    _parsed: dict[Path, tuple[tuple[int, int, int], Any]] = field(
+    # same (and its last write is not too recent to tell): a run re-reads nothing that did not
+    # change. Callers must not mutate what they get.
+    _parsed: dict[Path, tuple[FileStamp, Any]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -186,12 +188,15 @@ class Workspace:
 
     def _read_version(self, path: Path, info: os.stat_result) -> Any:
         """The parsed file whose ``stat`` is ``info``, read again only when it changed."""
-        stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        stamp = settled_stamp(info)
         cached = self._parsed.get(path)
-        if cached is not None and cached[0] == stamp:
+        if stamp is not None and cached is not None and cached[0] == stamp:
             return cached[1]
         value = read_json_file(path)
-        self._parsed[path] = (stamp, value)
+        if stamp is None:
+            self._parsed.pop(path, None)
+        else:
+            self._parsed[path] = (stamp, value)
         return value
 
     def _read_if_present(self, path: Path) -> Any:
