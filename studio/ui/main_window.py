@@ -276,6 +276,11 @@ class MainWindow(QMainWindow):
         self.bridge.release_work()
         self.bridge.warm_up()
         self.bridge.submit(build_deferred_models)
+        self._build_hidden_parts()
+
+    def _build_hidden_parts(self) -> None:
+        """What the first paint did not show, made now so that its first look does not wait."""
+        self.results.run.build_pages()
 
     # ---- construction --------------------------------------------------------------------
     def _add_config_editors(self) -> None:

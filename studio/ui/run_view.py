@@ -11,7 +11,7 @@ JSON trees make their rows when a branch is opened."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -36,16 +37,21 @@ from studio.ui.contract_views import (
     result_words,
 )
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.result_calls_view import CallsView, calls_title, calls_trouble
-from studio.ui.result_decision_view import DecisionRecordView, amendment_summary, step_name
-from studio.ui.result_diff_view import DiffCache, RequestDiffView
-from studio.ui.result_error_view import TurnErrorView
+from studio.ui.result_calls_view import calls_title, calls_trouble
+from studio.ui.result_decision_view import amendment_summary, step_name
 from studio.ui.result_json_tree import JsonTreeView
-from studio.ui.result_layers_view import LayersView
-from studio.ui.result_output_view import OutputView
-from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE, ProviderView
+from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE
 from studio.ui.result_style import accent, heading, note, set_accent
-from studio.ui.window_layout import CurrentPageStack, scroll_below_minimum
+from studio.ui.window_layout import CurrentPageStack, no_tab_traps, scroll_below_minimum
+
+if TYPE_CHECKING:
+    from studio.ui.result_calls_view import CallsView
+    from studio.ui.result_decision_view import DecisionRecordView
+    from studio.ui.result_diff_view import DiffCache, RequestDiffView
+    from studio.ui.result_error_view import TurnErrorView
+    from studio.ui.result_layers_view import LayersView
+    from studio.ui.result_output_view import OutputView
+    from studio.ui.result_provider_view import ProviderView
 
 TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS, TAB_PROVIDER = range(7)
 TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls", PROVIDER_TITLE)
@@ -62,6 +68,33 @@ CALLING_CONTRACTS = frozenset({"pre_llm"})
 PROVIDER_CONTRACTS = frozenset({"pre_llm"})
 """Contracts whose result is a request a provider receives."""
 """Contracts whose hooks have a host API to call."""
+PAGE_NAMES = (
+    "CurrentPageStack",
+    "DecisionRecordView",
+    "TurnErrorView",
+    "OutputView",
+    "QWidget",
+    "CallsView",
+    "ProviderView",
+)
+"""Each tab's page, as its scroll area is named (see ``scroll_below_minimum``)."""
+LAZY_PARTS = frozenset(
+    {
+        "diff_view",
+        "amendment_diff",
+        "layers_view",
+        "decision",
+        "error_view",
+        "output",
+        "calls",
+        "provider",
+        "result_title",
+        "result_source",
+        "result_note",
+        "result_view",
+    }
+)
+"""The parts of a :class:`RunView` made on first use."""
 CLEARED = " (cleared)"
 CLEARED_TEXT = (
     "Payload cleared: the input, result and output of this run are gone; its decision record "
@@ -138,6 +171,19 @@ class _AmendmentDiff(QWidget):
         self.context.set_value(outcome.input, expand=1)
 
 
+class _PageHost(QWidget):
+    """A tab's place for its page until the page is made."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def hold(self, page: QWidget) -> None:
+        self._layout.addWidget(page)
+
+
 class RunView(QWidget):
     """Signals: ``open_source(file, line)`` when a traceback frame is activated (the file is
     workspace-relative), ``pointer_activated(pointer)`` when a JSON path of the turn error is
@@ -145,6 +191,19 @@ class RunView(QWidget):
 
     open_source = Signal(str, int)
     pointer_activated = Signal(str)
+
+    diff_view: RequestDiffView
+    amendment_diff: _AmendmentDiff
+    layers_view: LayersView
+    decision: DecisionRecordView
+    error_view: TurnErrorView
+    output: OutputView
+    calls: CallsView
+    provider: ProviderView
+    result_title: QLabel
+    result_source: QComboBox
+    result_note: QLabel
+    result_view: JsonTreeView
 
     def __init__(
         self, diffs: DiffCache, bridge: EngineBridge, parent: QWidget | None = None
@@ -160,22 +219,76 @@ class RunView(QWidget):
         self.warnings.setObjectName("runWarnings")
         self.warnings.hide()
 
-        self.diff_view = RequestDiffView()
-        self.amendment_diff = _AmendmentDiff()
+        self._bridge = bridge
+        self._built = False
+        self._empty_text = ""
+        self._workspace_root: Path | None = None
         self.diff_message = note()
         self.diff_message.setObjectName("diffMessage")
         self.diff_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.diff_stack = CurrentPageStack()
+        self.diff_stack.addWidget(self.diff_message)
+        # The other pages are made on first use (see _build_pages): with no run yet, the
+        # window shows only the Diff tab's message.
+        self._hosts = [_PageHost(name) for name in PAGE_NAMES[1:]]
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("runTabs")
+        self.tabs.setDocumentMode(True)
+        tab_pages: tuple[QWidget, ...] = (self.diff_stack, *self._hosts)
+        for index, (tab_page, title) in enumerate(zip(tab_pages, TAB_TITLES, strict=True)):
+            # A page narrower or shorter than its content scrolls; the window keeps its size.
+            self.tabs.addTab(scroll_below_minimum(tab_page), title)
+            self.tabs.setTabToolTip(index, TAB_TIPS[index])
+        self.tabs.currentChanged.connect(self._on_tab_shown)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.warnings)
+        layout.addWidget(self.tabs, 1)
+        self.clear("No run yet.")
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for an attribute not made yet: the pages made on first use.
+        if name in LAZY_PARTS and not self.__dict__.get("_built", True):
+            self._build_pages()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _on_tab_shown(self, index: int) -> None:
+        if index != TAB_DIFF:
+            self._build_pages()
+
+    def build_pages(self) -> None:
+        """Make the pages not on show yet, so that the first look at one does not wait."""
+        self._build_pages()
+
+    def _build_pages(self) -> None:
+        if self._built:
+            return
+        self._built = True
+        from studio.ui.result_calls_view import CallsView
+        from studio.ui.result_decision_view import DecisionRecordView
+        from studio.ui.result_diff_view import RequestDiffView
+        from studio.ui.result_error_view import TurnErrorView
+        from studio.ui.result_json_tree import JsonTreeView
+        from studio.ui.result_layers_view import LayersView
+        from studio.ui.result_output_view import OutputView
+        from studio.ui.result_provider_view import ProviderView
+
+        self.diff_view = RequestDiffView()
+        self.amendment_diff = _AmendmentDiff()
         self.layers_view = LayersView()
-        for page in (self.diff_view, self.amendment_diff, self.layers_view, self.diff_message):
+        for page in (self.diff_view, self.amendment_diff, self.layers_view):
             self.diff_stack.addWidget(page)
         self.decision = DecisionRecordView()
         self.error_view = TurnErrorView()
+        self.error_view.set_workspace_root(self._workspace_root)
         self.error_view.frame_activated.connect(self.open_source)
         self.error_view.pointer_activated.connect(self._on_pointer_activated)
         self.output = OutputView()
         self.calls = CallsView()
-        self.provider = ProviderView(bridge)
+        self.provider = ProviderView(self._bridge)
         self.result_title = heading()
         self.result_source = QComboBox()
         self.result_source.setPlaceholderText("Show…")
@@ -194,12 +307,7 @@ class RunView(QWidget):
         result_layout.addLayout(result_top)
         result_layout.addWidget(self.result_note)
         result_layout.addWidget(self.result_view, 1)
-
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("runTabs")
-        self.tabs.setDocumentMode(True)
-        tab_pages: tuple[QWidget, ...] = (
-            self.diff_stack,
+        pages: tuple[QWidget, ...] = (
             self.decision,
             self.error_view,
             self.output,
@@ -207,19 +315,16 @@ class RunView(QWidget):
             self.calls,
             self.provider,
         )
-        for index, (tab_page, title) in enumerate(zip(tab_pages, TAB_TITLES, strict=True)):
-            # A page narrower or shorter than its content scrolls; the window keeps its size.
-            self.tabs.addTab(scroll_below_minimum(tab_page), title)
-            self.tabs.setTabToolTip(index, TAB_TIPS[index])
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.warnings)
-        layout.addWidget(self.tabs, 1)
-        self.clear("No run yet.")
+        for host, tab_page in zip(self._hosts, pages, strict=True):
+            host.hold(tab_page)
+        no_tab_traps(self)
+        if self.outcome is None:
+            self._clear_pages(self._empty_text)
 
     def set_workspace_root(self, root: Path | None) -> None:
-        self.error_view.set_workspace_root(root)
+        self._workspace_root = root
+        if self._built:
+            self.error_view.set_workspace_root(root)
 
     # ---- one outcome --------------------------------------------------------------------------
     def show_outcome(
@@ -257,10 +362,20 @@ class RunView(QWidget):
         """No run on show; ``text`` says why."""
         self.outcome = None
         self.payload_cleared = False
+        self._empty_text = text
         self.warnings.hide()
-        self.diff_view.clear()
         self.diff_message.setText(text)
         self.diff_stack.setCurrentWidget(self.diff_message)
+        for tab, title in enumerate(TAB_TITLES):
+            self.tabs.setTabText(tab, title)
+        self.tabs.tabBar().setTabTextColor(TAB_CALLS, QColor())
+        self.tabs.setTabVisible(TAB_CALLS, False)
+        self.tabs.setTabVisible(TAB_PROVIDER, False)
+        if self._built:
+            self._clear_pages(text)
+
+    def _clear_pages(self, text: str) -> None:
+        self.diff_view.clear()
         self.decision.clear(text)
         self.error_view.clear(text)
         self.output.clear()
@@ -272,13 +387,8 @@ class RunView(QWidget):
         self.result_title.setText("")
         self.result_note.setText(text)
         self.result_view.set_value({})
-        for tab, title in enumerate(TAB_TITLES):
-            self.tabs.setTabText(tab, title)
         self.calls.show_calls([])
-        self.tabs.tabBar().setTabTextColor(TAB_CALLS, QColor())
-        self.tabs.setTabVisible(TAB_CALLS, False)
         self.provider.clear(text)
-        self.tabs.setTabVisible(TAB_PROVIDER, False)
 
     def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
         self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
@@ -353,6 +463,8 @@ class RunView(QWidget):
     @property
     def diff_ready(self) -> bool:
         """Whether the diff on show (if any) has been computed."""
+        if not self._built:
+            return True
         return self.diff_stack.currentWidget() is not self.diff_view or self.diff_view.ready
 
     # ---- the result -------------------------------------------------------------------------
