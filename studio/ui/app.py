@@ -26,14 +26,9 @@ QT_FREE_MODULES = (
     "studio.core.invocation.source_section",
     "studio.core.model_warmup",
     "studio.core.pre_llm.config_warnings",
-    "studio.core.pre_llm.diff",
     "studio.core.pre_llm.targets",
-    "studio.core.provider.cache_check",
-    "studio.core.provider.run_preview",
     "studio.core.records.store",
     "studio.core.registry",
-    "studio.core.run_report",
-    "studio.core.step.source_findings",
     "studio.core.step.step_draft",
     "studio.core.workspace.adf_workspace",
     "studio.core.workspace.agent_document",
@@ -46,7 +41,8 @@ QT_FREE_MODULES = (
     "studio.engine.runner",
     "studio.engine.runtimes",
 )
-"""The window's modules that use no Qt, imported before Qt (see :func:`import_before_qt`)."""
+"""The Qt-free modules the window imports until its first paint, imported before Qt (see
+:func:`import_before_qt`); those of parts made later are imported when first used."""
 
 GUI_SWITCH_INTERVAL = 0.001
 """Seconds a thread holds Python's interpreter while another waits for it. The engine's threads

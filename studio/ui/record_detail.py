@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,13 +27,15 @@ from studio.core.records.rebuild import rebuild_outcome
 from studio.core.records.store import RecordStore, StoredRecord
 from studio.core.run_outcome import RunOutcome
 from studio.ui.contract_views import contract_label, hook_text
+from studio.ui.diff_cache import DiffCache
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.records_cells import duration_label, outcome_label, time_label
-from studio.ui.result_diff_view import DiffCache
-from studio.ui.result_json_tree import JsonTreeView
 from studio.ui.result_style import accent, note
 from studio.ui.run_view import CLEARED_TEXT, RunView, status_words
 from studio.ui.window_layout import CurrentPageStack, no_tab_traps
+
+if TYPE_CHECKING:
+    from studio.ui.result_json_tree import JsonTreeView
 
 STORED_TITLE = "Stored record"
 STORED_TIP = (
@@ -106,6 +109,8 @@ class RecordDetail(QWidget):
         self._header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._cleared = note(CLEARED_TEXT)
         self._cleared.setObjectName("payloadCleared")
+        from studio.ui.result_json_tree import JsonTreeView
+
         run = RunView(DiffCache(self._bridge), self._bridge)
         run.open_source.connect(self.open_source)
         run.set_workspace_root(self._workspace_root)

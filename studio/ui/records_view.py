@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import (
     QItemSelection,
@@ -61,6 +61,7 @@ from studio.core.records.store import RecordStore
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
+from studio.ui.diff_cache import DiffCache
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.record_actions import RecordActions
 from studio.ui.record_detail import RecordDetail, RecordDetailData, load_detail
@@ -90,9 +91,10 @@ from studio.ui.records_rows import (
     load_first_page,
     load_rows,
 )
-from studio.ui.result_diff_view import DiffCache
-from studio.ui.run_comparison import RunComparison, run_title
 from studio.ui.window_layout import CurrentPageStack, no_tab_traps, scroll_below_minimum
+
+if TYPE_CHECKING:
+    from studio.ui.run_comparison import RunComparison
 
 EXPORT_NAME = "records.jsonl"
 _COLUMN_WIDTHS = {TIME: 118, CONTRACT: 120, LOOP: 84, SAMPLE: 120, OUTCOME: 180, DURATION: 78}
@@ -794,6 +796,8 @@ class RecordsView(QWidget):
     def _comparison(self) -> RunComparison:
         """The two runs side by side, made when first asked for."""
         if self._compare is None:
+            from studio.ui.run_comparison import RunComparison
+
             self._compare = RunComparison(DiffCache(self._bridge))
             self._compare.setObjectName("recordCompare")
             self._compare.details_requested.connect(self._on_compared_run_requested)
@@ -812,6 +816,8 @@ class RecordsView(QWidget):
         if error is not None or not pair or None in pair:
             self._set_message(f"The runs could not be compared: {error or 'not stored'}", True)
             return
+        from studio.ui.run_comparison import run_title
+
         runs = [(name, outcome) for name, (outcome, _) in zip(("A", "B"), pair, strict=True)]
         digest = "\n".join(
             f"{name}: {time_label(run.started_at)} · {run_title(run)}" for name, run in runs

@@ -3,13 +3,11 @@ tool and each option, original on the left and transformed on the right, with th
 on top. The diff is computed once per outcome, by the engine's worker threads; rows are a model
 over it, and a row's full text is only rendered when it is selected.
 
-This module holds the widget and the cache of computed diffs; ``result_diff_sides`` says what a
+This module holds the widget, ``diff_cache`` the diffs computed; ``result_diff_sides`` says what a
 diff compares, ``result_diff_rows`` builds the rows, ``result_diff_model`` shows them to Qt and
 ``result_diff_detail`` shows the selected row in full."""
 
 from __future__ import annotations
-
-from collections import OrderedDict
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -23,8 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.pre_llm.diff import RequestDiff, diff_request, diff_text
-from studio.ui.engine_bridge import EngineBridge, Job
+from studio.core.pre_llm.diff import RequestDiff, diff_text
+from studio.ui.diff_cache import DiffCache as DiffCache
+from studio.ui.engine_bridge import Job
 from studio.ui.result_diff_detail import MISSING, SideText, row_values
 from studio.ui.result_diff_model import DiffModel
 from studio.ui.result_diff_rows import DiffRow, build_rows
@@ -34,29 +33,6 @@ from studio.ui.result_style import heading, note
 
 EXPANDED_MESSAGES = 50
 DETAIL_DIFF_CHARS = 200_000
-DIFFS_KEPT = 8
-
-
-class DiffCache:
-    """The diffs of the last few runs, each computed once by the engine's worker threads and
-    shared by every view that shows the run."""
-
-    def __init__(self, bridge: EngineBridge, keep: int = DIFFS_KEPT) -> None:
-        self._bridge = bridge
-        self._keep = keep
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
-
-    def job(self, key: str, sides: DiffSides) -> Job:
-        """The diff of ``sides`` known as ``key``: asked for the first time, it starts now."""
-        job = self._jobs.get(key)
-        if job is None or job.cancelled:
-            job = self._bridge.submit(diff_request, sides.original, sides.transformed)
-            self._jobs[key] = job
-            while len(self._jobs) > self._keep:
-                self._jobs.popitem(last=False)
-        else:
-            self._jobs.move_to_end(key)
-        return job
 
 
 class RequestDiffView(QWidget):

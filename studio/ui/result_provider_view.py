@@ -40,8 +40,6 @@ from studio.ui.result_style import heading, note, set_accent
 PIECE_CHARS = 200_000
 """The most text put into the view in one turn of the event loop."""
 BUILDING = "Building…"
-PROVIDER_TITLE = "Provider request"
-PROVIDER_TIP = "The body the provider would receive after the hook, and what it costs the cache"
 MODEL_NOTE = "The model is left out: it comes from the agent's config, not from the request."
 _ACCENTS = {
     UNCHANGED: "ok",

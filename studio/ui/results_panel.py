@@ -4,7 +4,7 @@ error says why it failed (the studio's own failures too)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -16,13 +16,15 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.run_outcome import RunOutcome
+from studio.ui.diff_cache import DiffCache
 from studio.ui.elided_label import ElidedLabel
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.result_diff_view import DiffCache
 from studio.ui.result_style import set_accent
-from studio.ui.run_comparison import RunComparison
 from studio.ui.run_view import RunView, summary_parts
 from studio.ui.window_layout import CurrentPageStack, no_tab_traps
+
+if TYPE_CHECKING:
+    from studio.ui.run_comparison import RunComparison
 
 FUTURE_LOOP = "future-loop"
 NO_RUN = "No run yet: choose a sample and press Run (Ctrl+Enter)"
@@ -102,6 +104,8 @@ class ResultsPanel(QWidget):
     def comparison(self) -> RunComparison:
         """The runs on every target side by side, made when first asked for."""
         if self._comparison is None:
+            from studio.ui.run_comparison import RunComparison
+
             self._comparison = RunComparison(self._diffs)
             self._comparison.details_requested.connect(self._on_column_details)
             no_tab_traps(self._comparison)

@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
 from studio.core.records.store import DECISION_KEY, run_record
 from studio.core.run_outcome import RunOutcome
 from studio.ui.contract_views import AMENDMENT, diff_sides, hook_text, result_view
+from studio.ui.diff_cache import DiffCache
 from studio.ui.engine_bridge import Job
 from studio.ui.result_decision_view import amendment_summary
-from studio.ui.result_diff_view import DiffCache, RequestDiffView
+from studio.ui.result_diff_view import RequestDiffView
 from studio.ui.result_json_tree import json_scalar, preview
 from studio.ui.result_style import heading, note, set_accent, tint
 from studio.ui.run_pair_sides import ComparedRun, Part, pair_sides

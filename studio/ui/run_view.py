@@ -37,23 +37,23 @@ from studio.ui.contract_views import (
     result_words,
 )
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.result_calls_view import calls_title, calls_trouble
-from studio.ui.result_decision_view import amendment_summary, step_name
-from studio.ui.result_json_tree import JsonTreeView
-from studio.ui.result_provider_view import PROVIDER_TIP, PROVIDER_TITLE
 from studio.ui.result_style import accent, heading, note, set_accent
 from studio.ui.window_layout import CurrentPageStack, no_tab_traps, scroll_below_minimum
 
 if TYPE_CHECKING:
+    from studio.ui.diff_cache import DiffCache
     from studio.ui.result_calls_view import CallsView
     from studio.ui.result_decision_view import DecisionRecordView
-    from studio.ui.result_diff_view import DiffCache, RequestDiffView
+    from studio.ui.result_diff_view import RequestDiffView
     from studio.ui.result_error_view import TurnErrorView
+    from studio.ui.result_json_tree import JsonTreeView
     from studio.ui.result_layers_view import LayersView
     from studio.ui.result_output_view import OutputView
     from studio.ui.result_provider_view import ProviderView
 
 TAB_DIFF, TAB_DECISION, TAB_ERROR, TAB_OUTPUT, TAB_RESULT, TAB_CALLS, TAB_PROVIDER = range(7)
+PROVIDER_TITLE = "Provider request"
+PROVIDER_TIP = "The body the provider would receive after the hook, and what it costs the cache"
 TAB_TITLES = ("Diff", "Decision record", "Turn error", "Output", "Result", "Calls", PROVIDER_TITLE)
 TAB_TIPS = (
     "What the hook changed",
@@ -138,6 +138,8 @@ class _AmendmentDiff(QWidget):
     """An amendment next to its effective change, what the hook was given below."""
 
     def __init__(self) -> None:
+        from studio.ui.result_json_tree import JsonTreeView
+
         super().__init__()
         self.summary = heading()
         self.summary.setObjectName("amendmentSummary")
@@ -163,6 +165,8 @@ class _AmendmentDiff(QWidget):
         layout.addWidget(split, 1)
 
     def show_outcome(self, outcome: RunOutcome) -> None:
+        from studio.ui.result_decision_view import amendment_summary
+
         self.summary.setText(amendment_summary(outcome))
         self.amendment.set_value(outcome.result)
         self.amendment.expand_all()
@@ -391,6 +395,8 @@ class RunView(QWidget):
         self.provider.clear(text)
 
     def _show_calls(self, outcome: RunOutcome, kept: bool) -> None:
+        from studio.ui.result_calls_view import calls_title
+
         self.calls.show_calls(outcome.calls, payload_cleared=self.payload_cleared)
         self.tabs.setTabText(TAB_CALLS, calls_title(outcome.calls))
         self._colour_calls_tab()
@@ -398,6 +404,8 @@ class RunView(QWidget):
         self.tabs.setTabVisible(TAB_CALLS, shown)
 
     def _colour_calls_tab(self) -> None:
+        from studio.ui.result_calls_view import calls_trouble
+
         trouble = self.outcome is not None and calls_trouble(self.outcome.calls)
         self.tabs.tabBar().setTabTextColor(TAB_CALLS, accent("error") if trouble else QColor())
 
@@ -559,6 +567,8 @@ def _result_value(outcome: RunOutcome) -> tuple[str, Any, str] | None:
         return ("Result", outcome.rejected, "What the hook returned (rejected, never sent)")
     stopping = _failed_step(outcome.chain)
     if stopping is not None and stopping.returned is not None:
+        from studio.ui.result_decision_view import step_name
+
         title = f"What {stopping.hook} at {step_name(stopping)} returned (rejected)"
         return ("Result", stopping.returned, title)
     return None
