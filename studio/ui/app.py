@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import sys
 from pathlib import Path
@@ -57,9 +58,14 @@ def import_before_qt() -> None:
     Once PySide6 is imported it reads the source of every module imported after it (to see
     whether that module uses Qt); for the window's own imports, that was the longest part of
     its start. A module missing from :data:`QT_FREE_MODULES` is only slower to import
-    (tests/ui/test_app_start.py names it)."""
+    (tests/ui/test_app_start.py names it).
+
+    Python's cyclic garbage collector is off from here until the window's first paint (the
+    window turns it back on): the start makes many objects and frees almost none, so each
+    collection would only walk them, about a tenth of the time to the first paint."""
     if "PySide6" in sys.modules:
         return
+    gc.disable()
     for name in QT_FREE_MODULES:
         importlib.import_module(name)
 

@@ -3,6 +3,7 @@ right, records below. It wires views to core objects and the engine; it owns no 
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from collections.abc import Callable
@@ -273,6 +274,7 @@ class MainWindow(QMainWindow):
         if self._on_screen:
             return
         self._on_screen = True
+        gc.enable()  # off for the start (see studio.ui.app.import_before_qt)
         self.bridge.release_work()
         self.bridge.warm_up()
         self.bridge.submit(build_deferred_models)

@@ -82,3 +82,45 @@ def test_opening_the_bundled_workspace_imports_no_qt_free_module_after_qt_until_
     )
     late = json.loads(child.stdout.strip().splitlines()[-1])
     assert late == []  # a name here belongs in studio.ui.app.QT_FREE_MODULES
+
+
+PAINTED = """
+import gc, json, sys
+from pathlib import Path
+from studio.ui.app import import_before_qt
+import_before_qt()
+seen = {"collecting at start": gc.isenabled()}
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from studio.core.app_settings import AppSettings
+from studio.ui.app import show_window
+app = QApplication(sys.argv[:1])
+window = show_window(AppSettings(), None, Path(sys.argv[1]))
+def check():
+    if not window._on_screen:
+        QTimer.singleShot(10, check)
+        return
+    seen["collecting once painted"] = gc.isenabled()
+    app.quit()
+check()
+app.exec()
+window.undo_stack.setClean()
+window.close()
+print(json.dumps(seen))
+"""
+
+
+def test_the_garbage_collector_is_off_for_the_start_and_on_once_the_window_is_painted(
+    tmp_path: Path,
+) -> None:
+    workspace = copy_bundled_workspace(tmp_path / "ws")
+    child = subprocess.run(
+        [sys.executable, "-c", PAINTED, str(workspace)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    assert seen == {"collecting at start": False, "collecting once painted": True}
