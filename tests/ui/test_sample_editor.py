@@ -498,6 +498,82 @@ def test_a_large_sample_is_coloured_where_seen_and_its_structure_read_when_shown
     assert editor.view.structure.model.rowCount(messages_row) == fetched + StructureModel.BATCH
 
 
+def five_megabyte_sample() -> str:
+    """A pre-LLM sample of just over 5 MB, pretty-printed, with non-ASCII text (accents, CJK and
+    characters outside the Basic Multilingual Plane, which Qt counts as two units)."""
+    words = ["refund", "order", "東京", "café", "policy", "🙂", "tool", "result", "résumé", "the"]
+    messages = [
+        {
+            "role": "user" if k % 2 == 0 else "assistant",
+            "content": " ".join(words[(k + j) % len(words)] for j in range(40)) + f" #{k}",
+        }
+        for k in range(15_600)
+    ]
+    document = {"request": {"system": "s", "messages": messages, "tools": [], "options": {}}}
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    assert len(text.encode("utf-8")) > 5_000_000
+    return text
+
+
+def test_a_five_megabyte_sample_is_shown_at_once_opens_edits_and_saves_back_unchanged(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    path = sample_workspace / "samples" / "captured.json"
+    text = five_megabyte_sample()
+    path.write_bytes(text.encode("utf-8"))
+    original = path.read_bytes()
+    editor.on_files_changed({str(sample_workspace / "samples")})
+    opened: list[str] = []
+    editor.sample_opened.connect(opened.append)
+
+    editor.select_sample("captured")
+    # The top of the text is painted while the rest is still going in: read-only, no Save.
+    qtbot.waitUntil(lambda: editor.editor.painted_text, timeout=WAIT_MS)
+    assert editor.editor.toPlainText().startswith(text[:200])
+    assert opened == []
+    assert editor.editor.isReadOnly()
+    assert not editor.view.save_button.isEnabled()
+    assert editor.view.status.text().startswith("Opening captured (5.0 MB)")
+
+    qtbot.waitUntil(lambda: opened == ["captured"], timeout=WAIT_MS)
+    assert editor.editor.toPlainText() == text
+    assert editor.editor.textCursor().position() == 0
+    assert not editor.editor.isReadOnly()
+    assert editor.view.save_button.isEnabled()
+    assert not editor.is_modified()
+    assert editor.view.problems.model.rowCount() == 0
+    assert editor.view.status.text().startswith("✓")
+
+    # An edit makes it modified and is checked; undoing it makes it unmodified again.
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(text.index('"s"') + 1)
+    with qtbot.waitSignal(editor.checked, timeout=WAIT_MS):
+        cursor.insertText("x")
+    assert editor.is_modified()
+    assert editor.view.status.text().startswith("✓")
+    editor.editor.undo()
+    assert not editor.is_modified()
+    assert editor.editor.toPlainText() == text
+
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        assert editor.save()
+    assert path.read_bytes() == original
+
+
+def test_scrolling_a_large_sample_while_it_opens_keeps_the_place(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    (sample_workspace / "samples" / "captured.json").write_text(five_megabyte_sample())
+    editor.on_files_changed({str(sample_workspace / "samples")})
+    editor.select_sample("captured")
+    qtbot.waitUntil(lambda: editor.editor.painted_text, timeout=WAIT_MS)
+    with qtbot.waitSignal(editor.sample_opened, timeout=WAIT_MS):
+        editor.editor.verticalScrollBar().setValue(200)  # line 201 at the top
+    assert editor.editor.verticalScrollBar().value() == 200
+    assert editor.editor.textCursor().blockNumber() == 200
+    assert editor.view.position.text() == "Ln 201, Col 1"
+
+
 def test_a_sample_deleted_on_disk_closes_or_keeps_the_edits(
     qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
 ):

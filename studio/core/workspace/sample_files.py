@@ -82,12 +82,18 @@ def _digest(data: bytes) -> str:
 
 
 @dataclass(frozen=True)
-class LoadedSample:
+class SampleText:
+    """A sample file's text as read, before it is checked."""
+
     text: str
     crlf: bool
     stamp: Stamp | None
     digest: str
     lines: int
+
+
+@dataclass(frozen=True)
+class LoadedSample(SampleText):
     check: SampleCheck
 
 
@@ -95,9 +101,9 @@ class SampleReadError(Exception):
     pass
 
 
-def load_sample_file(path: Path, keep_document: bool = False) -> LoadedSample:
-    """Read, decode and check a sample file. The parsed value is kept for a document of
-    ordinary size, or when ``keep_document``."""
+def read_sample_file(path: Path) -> SampleText:
+    """Read and decode a sample file (no check: the editor shows the text while it is
+    checked)."""
     stamp = file_stamp(path)
     try:
         data = path.read_bytes()
@@ -116,9 +122,22 @@ def load_sample_file(path: Path, keep_document: bool = False) -> LoadedSample:
     crlf = "\r\n" in text
     if crlf:
         text = text.replace("\r\n", "\n")
-    lines = text.count("\n") + 1
-    keep = keep_document or not is_large(text, lines)
-    return LoadedSample(text, crlf, stamp, _digest(data), lines, check_sample_text(text, keep))
+    return SampleText(text, crlf, stamp, _digest(data), text.count("\n") + 1)
+
+
+def load_sample_file(path: Path, keep_document: bool = False) -> LoadedSample:
+    """Read, decode and check a sample file. The parsed value is kept for a document of
+    ordinary size, or when ``keep_document``."""
+    read = read_sample_file(path)
+    keep = keep_document or not is_large(read.text, read.lines)
+    return LoadedSample(
+        read.text,
+        read.crlf,
+        read.stamp,
+        read.digest,
+        read.lines,
+        check_sample_text(read.text, keep),
+    )
 
 
 def disk_state(path: Path) -> tuple[Stamp | None, str]:

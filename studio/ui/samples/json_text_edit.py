@@ -60,6 +60,31 @@ class JsonTextEdit(QPlainTextEdit):
         self.blockCountChanged.connect(self._on_block_count_changed)
         self.updateRequest.connect(self._on_update_request)
         self._on_block_count_changed(1)
+        # Whether the text has been painted since it was set.
+        self.painted_text = False
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self.horizontalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # ---- painting while text goes in -----------------------------------------------------------
+    def hold_painting(self, held: bool) -> None:
+        """While held, the text is not painted again until the user scrolls or the editor is
+        resized: Qt repaints the whole view after each addition to the text, even when the text
+        goes in below what is on screen. (What was painted stays on screen: the view paints its
+        whole background itself, so nothing paints over it. The line numbers are painted as
+        usual.)"""
+        self.viewport().setUpdatesEnabled(not held)
+
+    def painting_held(self) -> bool:
+        return not self.viewport().updatesEnabled()
+
+    def _on_scrolled(self, _value: int) -> None:
+        if self.painting_held():
+            self.hold_painting(False)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.painted_text and self.document().characterCount() > 1:
+            self.painted_text = True
 
     # ---- keys ----------------------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
@@ -94,7 +119,9 @@ class JsonTextEdit(QPlainTextEdit):
         self._gutter.update()
 
     def _on_block_count_changed(self, _count: int) -> None:
-        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        width = self.gutter_width()
+        if width != self.viewportMargins().left():
+            self.setViewportMargins(width, 0, 0, 0)
 
     def _on_update_request(self, rect: QRect, dy: int) -> None:
         if dy:
@@ -103,6 +130,8 @@ class JsonTextEdit(QPlainTextEdit):
             self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
+        if self.painting_held():
+            self.hold_painting(False)
         super().resizeEvent(event)
         area = self.contentsRect()
         # As tall as the text, not over the horizontal scroll bar below it.

@@ -1,24 +1,32 @@
 """One sample open in the editor, and how a sample's text goes into its editor: a slice per turn
-of the event loop, with painting off until the last one, so each slice is laid out as it arrives
-and the GUI thread is never held for the whole text."""
+of the event loop, the first painted at once (the top of a large sample is on screen within a
+few hundredths of a second), the others laid out below it, so the GUI thread is never held for
+long."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QTextCursor, QTextDocument
 
 from studio.core.workspace.folder import SAMPLES_DIR
 from studio.core.workspace.sample_check import SampleCheck
-from studio.core.workspace.sample_files import LoadedSample, Stamp, is_large
+from studio.core.workspace.sample_files import SampleText, Stamp, is_large
 from studio.ui.json_highlighter import JsonHighlighter, JsonTheme
 from studio.ui.samples.json_text_edit import JsonTextEdit
 
-# Text goes into a document in slices of this many characters, the event loop running between.
+# A text longer than this goes into its editor in slices, the event loop running between.
 FILL_SLICE = 256 * 1024
+# The first slice: more than a screenful, small enough to be on screen within a few milliseconds.
+FIRST_SLICE = 16 * 1024
+# Each later slice is sized from the time the one before took, to take about this long: a
+# shared, busy machine lays text out at very different speeds from one moment to the next.
+SLICE_SECONDS = 0.012
+MOST_SLICE = 512 * 1024
 
 
 @dataclass(eq=False)
@@ -56,7 +64,7 @@ class OpenSample:
     def where(self) -> str:
         return f"{SAMPLES_DIR}/{self.name}.json"
 
-    def start_loading(self, view: JsonTextEdit, loaded: LoadedSample, theme: JsonTheme) -> None:
+    def start_loading(self, view: JsonTextEdit, loaded: SampleText, theme: JsonTheme) -> None:
         """``view`` is its editor from now on, empty until ``loaded``'s text is in."""
         view.setReadOnly(True)
         view.reserve_lines(loaded.lines)
@@ -74,7 +82,7 @@ class OpenSample:
             self.view = None
             self.highlighter = None
 
-    def finish_loading(self, loaded: LoadedSample) -> None:
+    def finish_loading(self, loaded: SampleText) -> None:
         """All of ``loaded``'s text is in the editor: it is the file as it is on disk."""
         assert self.view is not None
         document = self.view.document()
@@ -113,26 +121,37 @@ class Fill:
     """A loaded sample's text going into its new editor."""
 
     opened: OpenSample
-    loaded: LoadedSample
+    loaded: SampleText
     view: JsonTextEdit
     keep_view: tuple[int, int] | None = None  # the cursor and scroll position to restore
     at: int = 0
+    next_slice: int = FIRST_SLICE
+    painting_held: bool = False  # once its top was painted, until the user scrolls
+    check: SampleCheck | None = None  # the check of the text, once it is all in
 
     def restore_place(self) -> None:
-        """The cursor where it was before a reload (else at the start), and the scroll bar."""
-        document = self.view.document()
+        """The cursor at the start (or, after a reload, where it was, with the scroll bar). When
+        the user scrolled while the text went in (it is on screen from its first slice), the view
+        stays where they took it, with the cursor on its first line."""
+        view = self.view
+        document = view.document()
+        scrolled = view.verticalScrollBar().value() != 0  # text going in below never moves it
         cursor = QTextCursor(document)
-        if self.keep_view is not None:
+        if scrolled:
+            cursor = view.cursorForPosition(QPoint(0, 0))
+            cursor.movePosition(QTextCursor.MoveOperation.StartOfBlock)
+        elif self.keep_view is not None:
             cursor.setPosition(min(self.keep_view[0], max(0, document.characterCount() - 1)))
-        self.view.setTextCursor(cursor)
-        if self.keep_view is not None:
-            self.view.verticalScrollBar().setValue(self.keep_view[1])
+        view.setTextCursor(cursor)
+        if self.keep_view is not None and not scrolled:
+            view.verticalScrollBar().setValue(self.keep_view[1])
 
 
 class TextFill(QObject):
     """Moves the text of one :class:`Fill` at a time into its editor."""
 
     finished = Signal(object)  # the Fill, all of its text in the editor
+    progressed = Signal(object)  # the Fill, another slice of its text in the editor
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -149,12 +168,10 @@ class TextFill(QObject):
 
     def start(self, fill: Fill) -> None:
         self.current = fill
+        fill.view.painted_text = False
         if not self.takes_turns(fill):
-            self._step()
-            return
-        # Painting each slice as it arrives would cost more than the slices themselves.
-        fill.view.setUpdatesEnabled(False)
-        self._timer.start()
+            fill.next_slice = len(fill.loaded.text)
+        self._step()
 
     def cancel(self) -> Fill | None:
         """Stop; the fill that was under way, if any."""
@@ -167,14 +184,28 @@ class TextFill(QObject):
         if fill is None:
             return
         text = fill.loaded.text
-        end = min(len(text), fill.at + FILL_SLICE)
+        end = min(len(text), fill.at + fill.next_slice)
+        began = time.perf_counter()
         cursor = QTextCursor(fill.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(text[fill.at : end])
+        took = time.perf_counter() - began
+        size = end - fill.at
         fill.at = end
+        # At most twice the last slice, so one quick moment cannot make a slice that holds the
+        # thread for long.
+        wanted = int(size * SLICE_SECONDS / max(took, 1e-4))
+        fill.next_slice = max(FIRST_SLICE, min(MOST_SLICE, 2 * size, wanted))
         if end >= len(text):
             self.current = None
-            fill.view.setUpdatesEnabled(True)
+            if fill.painting_held:
+                fill.view.hold_painting(False)
             self.finished.emit(fill)
         else:
+            if fill.view.painted_text and not fill.painting_held:
+                # Its top is on screen; the rest goes in below it, and painting the view again
+                # for each slice would cost about as much as the slices.
+                fill.painting_held = True
+                fill.view.hold_painting(True)
+            self.progressed.emit(fill)
             self._timer.start()

@@ -2,12 +2,15 @@
 edits (each with its own editor and undo history). This reads them, checks them as they are
 typed, follows their files on disk and saves them; :class:`~.sample_view.SampleView` shows them.
 
-Speed. Reading, parsing and checking happen in a worker thread (a job of the engine bridge; the
-parse goes in pieces, so the worker never holds the interpreter for long). The GUI thread only
-moves the text into the editor's document, in slices of a few hundred kilobytes between which
-the event loop runs, with painting off until the last one. A large document is coloured only
-where it is on screen, its parsed value is not kept unless its structure is on screen, and the
-tree is filled only as its branches are opened.
+Speed. Reading, parsing and checking happen in worker threads (jobs of the engine bridge; the
+parse goes in pieces, so a worker never holds the interpreter for long). Once the file is read,
+its text goes into the editor: the GUI thread moves it into the editor's document in slices
+sized to take about a hundredth of a second each, the event loop running between them; the top
+of a large sample is painted with the first slice, and the rest goes in below it without
+repainting the view. Then the text is checked (a small one is checked as it is read), and the
+sample is open: editable, savable, its problems listed. A large document is coloured only where
+it is on screen, its parsed value is not kept unless its structure is on screen, and the tree is
+filled only as its branches are opened.
 
 A save is atomic and only happens when the text is JSON; contract findings do not stop it, but
 the status line says that they remain.
@@ -36,13 +39,16 @@ from studio.core.workspace.sample_check import (
 from studio.core.workspace.sample_files import (
     LoadedSample,
     SampleReadError,
+    SampleText,
     SavedSample,
     Stamp,
     disk_state,
     file_stamp,
-    load_sample_file,
+    is_large,
+    read_sample_file,
     save_sample_text,
 )
+from studio.engine.collector import collector_paused
 from studio.ui.engine_bridge import EngineBridge, Job
 from studio.ui.samples.json_text_edit import JsonTextEdit, text_of
 from studio.ui.samples.open_sample import FILL_SLICE, Fill, OpenSample, TextFill
@@ -57,6 +63,24 @@ def _let_go(_values: Any) -> None:
     """Hold the values a moment, so that this thread, not the GUI thread, lets go of them last
     and frees them."""
     time.sleep(0.25)
+
+
+def _check(text: str, keep_document: bool) -> SampleCheck:
+    """:func:`check_sample_text` with the cycle collector paused: parsing a large sample makes a
+    great many containers, and a pass over all of them, started by whichever thread makes the
+    next one, holds the interpreter (and the window, which waits for it) for tens of
+    milliseconds."""
+    with collector_paused():
+        return check_sample_text(text, keep_document)
+
+
+def _read(path: Path, keep_document: bool) -> SampleText:
+    """The sample file's text; checked too when it goes into the editor at once."""
+    read = read_sample_file(path)
+    if len(read.text) > FILL_SLICE:
+        return read
+    check = _check(read.text, keep_document or not is_large(read.text, read.lines))
+    return LoadedSample(read.text, read.crlf, read.stamp, read.digest, read.lines, check)
 
 
 def _cancel_all(jobs: set[Job]) -> None:
@@ -95,7 +119,9 @@ class OpenSamples(QObject):
         self._check_timer.setSingleShot(True)
         self._check_timer.timeout.connect(self._start_check)
         self._filler = TextFill(self)
-        self._filler.finished.connect(self._finish_fill)
+        self._filler.finished.connect(self._on_text_in)
+        self._filler.progressed.connect(self._on_text_progress)
+        self._fill: Fill | None = None  # the sample being opened: its text or its check to come
 
         self._listen_to(view.blank)
         view.save_action.triggered.connect(self.save)
@@ -228,7 +254,7 @@ class OpenSamples(QObject):
 
     def _update_actions(self) -> None:
         opened = self._current
-        filling = self._filler.current is not None
+        filling = self._fill is not None
         self.view.set_can_save(opened is not None and opened.document is not None and not filling)
 
     # ---- opening -------------------------------------------------------------------------------
@@ -244,7 +270,7 @@ class OpenSamples(QObject):
         self.show_title()
         self._submit(
             partial(self._on_loaded, self._load_serial, opened, keep_view, discard),
-            load_sample_file,
+            _read,
             opened.path,
             self.view.structure_shown(),
         )
@@ -255,7 +281,7 @@ class OpenSamples(QObject):
         opened: OpenSample,
         keep_view: tuple[int, int] | None,
         discard: bool,
-        loaded: LoadedSample | None,
+        loaded: SampleText | None,
         error: Any,
     ) -> None:
         if serial != self._load_serial or opened is not self._current:
@@ -282,25 +308,59 @@ class OpenSamples(QObject):
         self._display(view)
         view.visible_highlighter.set_active(opened.large)
         fill = Fill(opened, loaded, view, keep_view)
-        if TextFill.takes_turns(fill):
-            self.view.say(f"Opening {opened.name} ({len(loaded.text) / 1e6:.1f} MB)…")
-        self._filler.start(fill)
+        if isinstance(loaded, LoadedSample):
+            fill.check = loaded.check
+        self._fill = fill
         self._update_actions()
+        self._filler.start(fill)
 
     def _cancel_fill(self) -> None:
-        fill = self._filler.cancel()
+        self._filler.cancel()
+        fill, self._fill = self._fill, None
         if fill is not None:
             fill.opened.stop_loading(fill.view)
             self.view.drop_text_edit(fill.view)
+            self._release(fill.check)
+
+    def _on_text_progress(self, fill: Fill) -> None:
+        loaded = fill.loaded
+        megabytes = (loaded.stamp[1] if loaded.stamp else len(loaded.text)) / 1e6
+        done = fill.at * 100 // len(loaded.text)
+        self.view.say(f"Opening {fill.opened.name} ({megabytes:.1f} MB)… {done}%")
+
+    def _on_text_in(self, fill: Fill) -> None:
+        """All of the text is in the editor: check it. (Checked while the text goes in, the
+        parse would take the interpreter from the GUI thread between its slices.)"""
+        if fill is not self._fill:
+            return
+        if isinstance(fill.loaded, LoadedSample):
+            self._finish_fill(fill)
+            return
+        self.view.say(f"Checking {fill.opened.name}…")
+        keep = not fill.opened.large or self.view.structure_shown()
+        self._submit(partial(self._on_load_checked, fill), _check, fill.loaded.text, keep)
+
+    def _on_load_checked(self, fill: Fill, check: SampleCheck | None, error: Any) -> None:
+        if fill is not self._fill:
+            self._release(check)
+            return
+        fill.check = check
+        if check is None:
+            self.view.say(f"The sample could not be checked: {error!r}", error=True)
+        self._finish_fill(fill)
 
     def _finish_fill(self, fill: Fill) -> None:
+        """All of the text is in its editor and its check is back: the sample is open."""
+        self._fill = None
         opened, loaded = fill.opened, fill.loaded
         opened.finish_loading(loaded)
-        self._set_check(opened, loaded.check, fill.view.document().revision())
+        if fill.check is not None:
+            self._set_check(opened, fill.check, fill.view.document().revision())
         fill.restore_place()
         self._structure_dirty = True
         self._show(opened)
-        self.view.say(check_summary(loaded.check))
+        if fill.check is not None:
+            self.view.say(check_summary(fill.check))
         self.sample_opened.emit(opened.name)
 
     def _close_current(self, keep_draft: bool = True) -> None:
@@ -451,7 +511,7 @@ class OpenSamples(QObject):
             return
         text = text_of(opened.document)
         keep = not opened.large or self.view.structure_shown()
-        self._submit(partial(self._on_checked, opened, revision), check_sample_text, text, keep)
+        self._submit(partial(self._on_checked, opened, revision), _check, text, keep)
 
     def _on_checked(
         self, opened: OpenSample, revision: int, check: SampleCheck | None, error: Any
@@ -572,7 +632,7 @@ class OpenSamples(QObject):
         """Save the shown sample (atomically, in the background) when its text is JSON. False when
         it cannot start; ``sample_saved`` follows when the file is written."""
         opened = self._current
-        if opened is None or opened.document is None or self._filler.current is not None:
+        if opened is None or opened.document is None or self._fill is not None:
             return False
         document = opened.document
         check = opened.check
@@ -639,7 +699,7 @@ class OpenSamples(QObject):
 
     # ---- small things ------------------------------------------------------------------------
     def _on_modification_changed(self, _modified: bool) -> None:
-        if self._showing or self._filler.current is not None or not self._from_current():
+        if self._showing or self._fill is not None or not self._from_current():
             return
         self.modified_changed.emit()
         self.show_title()
