@@ -16,8 +16,9 @@ the large one from ``select_sample``:
 
 A 10 ms ``QTimer`` runs throughout; the longest gap between two of its ticks, from the moment
 the open starts until 300 ms after it finished (so the paints that follow count too), is the
-longest the GUI thread was held. Targets: shown within 200 ms, open within 1 s, longest gap
-under 50 ms.
+longest the GUI thread was held; the same timer's longest gap over a second of doing nothing,
+just before each open, says what the machine itself adds (a busy shared machine delays any
+timer). Targets: shown within 200 ms, open within 1 s, longest gap under 50 ms.
 
 It also times one edit of the large text (a character typed, then the check that follows) with
 the same gap measure, since that is what the user does next.
@@ -220,8 +221,13 @@ def measure(runs: int, megabytes: float) -> dict[str, Any]:
         shown_times: list[float] = []
         open_times: list[float] = []
         gaps: list[int] = []
+        idle_gaps: list[int] = []
         try:
             for _ in range(runs):
+                # The anchor: the longest gap over a second of doing nothing, just before.
+                meter.arm()
+                settle(1000)
+                idle_gaps.append(meter.longest)
                 editor.select_sample("small")
                 wait_for(editor.sample_opened)
                 settle(100)
@@ -266,6 +272,7 @@ def measure(runs: int, megabytes: float) -> dict[str, Any]:
         "open_max_ms": round(max(open_times) * 1000, 1),
         "longest_gap_median_ms": statistics.median(gaps),
         "longest_gap_max_ms": max(gaps),
+        "idle_gap_median_ms": statistics.median(idle_gaps),
         "problems_listed": problems,
         "edit_to_checked_ms": round(edit_check * 1000, 1),
         "edit_longest_gap_ms": edit_gap,
@@ -301,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(
             f"  longest GUI gap: median {result['longest_gap_median_ms']} ms, "
-            f"max {result['longest_gap_max_ms']} ms (target < {GAP_TARGET_MS} ms)"
+            f"max {result['longest_gap_max_ms']} ms (target < {GAP_TARGET_MS} ms; "
+            f"idle, the same machine the second before: {result['idle_gap_median_ms']} ms)"
         )
         print(
             f"  one edit -> checked: {result['edit_to_checked_ms']} ms, "
