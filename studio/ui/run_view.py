@@ -232,7 +232,7 @@ class RunView(QWidget):
         self.diff_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.diff_stack = CurrentPageStack()
         self.diff_stack.addWidget(self.diff_message)
-        # The other pages are made on first use (see _build_pages): with no run yet, the
+        # The other pages are made on first use (see build_pages): with no run yet, the
         # window shows only the Diff tab's message.
         self._hosts = [_PageHost(name) for name in PAGE_NAMES[1:]]
 
@@ -255,19 +255,17 @@ class RunView(QWidget):
     def __getattr__(self, name: str) -> Any:
         # Only reached for an attribute not made yet: the pages made on first use.
         if name in LAZY_PARTS and not self.__dict__.get("_built", True):
-            self._build_pages()
+            self.build_pages()
             return getattr(self, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _on_tab_shown(self, index: int) -> None:
         if index != TAB_DIFF:
-            self._build_pages()
+            self.build_pages()
 
     def build_pages(self) -> None:
-        """Make the pages not on show yet, so that the first look at one does not wait."""
-        self._build_pages()
-
-    def _build_pages(self) -> None:
+        """Make the pages not made yet (the window asks once it is painted, so that the first
+        look at one does not wait); a page asked for, or a run shown, makes them too."""
         if self._built:
             return
         self._built = True
