@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from studio.core.app_settings import AppSettings, load_settings
 from studio.engine.node_binary import use_node_setting
+from studio.ui.start_collector import pause_until_painted
 
 if TYPE_CHECKING:
     from studio.ui.main_window import MainWindow
@@ -60,12 +60,11 @@ def import_before_qt() -> None:
     its start. A module missing from :data:`QT_FREE_MODULES` is only slower to import
     (tests/ui/test_app_start.py names it).
 
-    Python's cyclic garbage collector is off from here until the window's first paint (the
-    window turns it back on): the start makes many objects and frees almost none, so each
-    collection would only walk them, about a tenth of the time to the first paint."""
+    Python's cycle collector is held off from here until the window's first paint (see
+    :mod:`studio.ui.start_collector`)."""
     if "PySide6" in sys.modules:
         return
-    gc.disable()
+    pause_until_painted()
     for name in QT_FREE_MODULES:
         importlib.import_module(name)
 

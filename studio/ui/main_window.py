@@ -3,7 +3,6 @@ right, records below. It wires views to core objects and the engine; it owns no 
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 from collections.abc import Callable
@@ -79,6 +78,7 @@ from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
+from studio.ui.start_collector import resume_once_painted
 from studio.ui.studio_config_editors import StudioConfigEditors
 from studio.ui.test_matrix import HookTestsDock
 from studio.ui.window_layout import (
@@ -274,7 +274,7 @@ class MainWindow(QMainWindow):
         if self._on_screen:
             return
         self._on_screen = True
-        gc.enable()  # off for the start (see studio.ui.app.import_before_qt)
+        resume_once_painted()
         self.bridge.release_work()
         self.bridge.warm_up()
         self.bridge.submit(build_deferred_models)

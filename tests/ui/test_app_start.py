@@ -3,12 +3,15 @@ reads the source of every module imported after it."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from studio.engine.collector import collector_paused
+from studio.ui.start_collector import pause_until_painted, resume_once_painted
 from tests.support.workspaces import copy_bundled_workspace
 
 START = """
@@ -124,3 +127,15 @@ def test_the_garbage_collector_is_off_for_the_start_and_on_once_the_window_is_pa
     )
     seen = json.loads(child.stdout.strip().splitlines()[-1])
     assert seen == {"collecting at start": False, "collecting once painted": True}
+
+
+def test_an_engine_pause_overlapping_the_start_keeps_the_collector_off_until_both_end() -> None:
+    assert gc.isenabled()
+    pause_until_painted()
+    assert not gc.isenabled()
+    with collector_paused():
+        resume_once_painted()
+        assert not gc.isenabled()  # the engine still reads
+    assert gc.isenabled()
+    resume_once_painted()  # a second window painted: nothing was paused for it
+    assert gc.isenabled()
