@@ -7,7 +7,7 @@ holders instead.
 
 from __future__ import annotations
 
-import threading
+import _thread
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Generic, TypeVar
@@ -22,7 +22,9 @@ class HeldSetting(Generic[T]):
     def __init__(self, change: Callable[[], T], restore: Callable[[T], None]) -> None:
         self._change = change
         self._restore = restore
-        self._lock = threading.Lock()
+        # The lock threading.Lock is, without importing threading: the hook workers' fork server
+        # imports this module, and threading makes each of its forks dearer.
+        self._lock = _thread.allocate_lock()
         self._holders = 0
         self._before: T | None = None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import inspect
 import os
 import signal
 import sys
@@ -123,6 +124,11 @@ def prepare(spec: WorkerSpec) -> Prepared:
             raise EditedWhileLoading
         if version is not None:
             prepared.files.append(version)
+    if prepared.module is not None and inspect.iscoroutinefunction(
+        getattr(prepared.module, spec.function, None)
+    ):
+        # An async hook's call needs an event loop: its modules are loaded now, not with the call.
+        import asyncio  # noqa: F401
     return prepared
 
 

@@ -36,10 +36,26 @@ def become_reaper() -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
-def die_with_parent() -> None:
-    """Killed when the parent ends, from the first moment after the fork rather than once the
-    worker is set up."""
+def die_with_parent(parent: int) -> None:
+    """Killed when ``parent`` ends, from the first moment after the fork rather than once the
+    worker is set up. A parent that ended before the signal was asked for would never send it:
+    then this process ends now. Until here it is in its parent's process group, which the engine
+    kills as a whole, so that a process stopped before this point does not outlive its server."""
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent_pid() != parent:
+        os._exit(0)
+
+
+def parent_pid() -> int:
+    """This process's parent as ``/proc`` numbers it: from inside a PID namespace of its own,
+    ``getppid`` says 0 for a parent outside it, whether that is the original one or a reaper."""
+    if not _IS_LINUX:
+        return os.getppid()
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return os.getppid()
 
 
 def become_worker() -> None:
@@ -127,6 +143,53 @@ def stopped_or_ending(pid: int) -> bool:
     except (OSError, IndexError, ValueError):
         return True
     return bool(flags & _PF_EXITING)
+
+
+def has_exited(pid: int) -> bool:
+    """Whether child ``pid`` has ended, without reaping it: while it is unreaped its pid, and so
+    the id of the process group it leads, cannot be taken by another process."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def wait_unreaped(pid: int) -> None:
+    """Block until child ``pid`` has ended, leaving it unreaped (see :func:`has_exited`)."""
+    while True:
+        try:
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
+
+
+def kill_group(leader: int) -> None:
+    """SIGKILL every process of the group ``leader`` made, stopped ones included."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(leader, signal.SIGKILL)
+
+
+def group_members(leader: int) -> list[int]:
+    """The processes in the group ``leader`` made (Linux); empty where the kernel does not say."""
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                group = int(f.read().rsplit(b")", 1)[1].split()[2])
+        except (OSError, IndexError, ValueError):
+            continue
+        if group == leader:
+            found.append(int(entry))
+    return found
 
 
 def kill_tree(pid: int) -> None:

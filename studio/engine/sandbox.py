@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import NoReturn
 
+from studio.engine import process_control
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
@@ -304,6 +306,7 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _empty_bounding_set()
     hidden = sorted(
         {os.path.realpath(folder) for folder in plan.hidden if os.path.isdir(folder)}, key=len
     )
@@ -325,12 +328,20 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     return SandboxState(True, network=plan.network, writable=refused)
 
 
-def _drop_privileges() -> None:
+def _empty_bounding_set() -> None:
+    """No program run below this process can gain a capability by ``exec``. The set is inherited
+    by every fork: emptied once in the fork server (which never runs a program), it is empty in
+    each call without some forty system calls per call. The effective capabilities the server
+    needs to build each call's mounts are not in it."""
     assert _libc is not None
-    _check(_libc.prctl(_PR_SET_SECUREBITS, _SECURE_BITS, 0, 0, 0), "securebits")
     for cap in range(64):
         if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             break
+
+
+def _drop_privileges() -> None:
+    assert _libc is not None
+    _check(_libc.prctl(_PR_SET_SECUREBITS, _SECURE_BITS, 0, 0, 0), "securebits")
     _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = struct.pack("Ii", _CAPABILITY_VERSION_3, 0)
     data = bytes(24)
@@ -348,13 +359,15 @@ def enter_call(kept: Iterable[str], close_in_helpers: Iterable[int] = ()) -> Non
         signal.signal(sig, signal.SIG_DFL)
     with contextlib.suppress(ValueError):
         signal.set_wakeup_fd(-1)
-    with contextlib.suppress(PermissionError):
-        os.setsid()  # already a session leader when started as a program of its own
     assert _libc is not None
+    # No session of its own: the helper and the init stay in the process group of whoever
+    # started them (the fork server's, or the launcher's own), which is ended as a whole, so that
+    # one stopped before it took its death signal is ended all the same.
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     os.environ["TMPDIR"] = "/tmp"
     _unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, "a PID namespace")
     status_r, status_w = os.pipe()
+    helper = os.getpid()
     init = os.fork()
     if init:
         os.close(status_w)
@@ -363,7 +376,8 @@ def enter_call(kept: Iterable[str], close_in_helpers: Iterable[int] = ()) -> Non
         _to_null(0, 1, 2)
         _hand_status_up(init, status_r)
     os.close(status_r)
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # Read before the namespace's own /proc hides the helper.
+    process_control.die_with_parent(helper)
     # A fresh /proc shows only this namespace; read-only, so no sysctl can be written through it.
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
     for private in ("/tmp", "/dev/shm"):

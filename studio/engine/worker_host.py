@@ -43,6 +43,7 @@ _START_TIMEOUT_S = 30.0
 _ACKNOWLEDGE_S = 3.0
 _STOPPED_CHECK_S = 0.05
 _REPORT_GRACE_S = 0.5
+_GROUP_END_S = 2.0
 # A pipe holds 64 KiB unless asked for more: a 10 MB input would cross it in 160 turns of both
 # processes. Widened (up to the kernel's pipe-max-size, 1 MiB by default) for large inputs only,
 # since the kernel charges the room to the user.
@@ -208,6 +209,18 @@ def exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | No
     return gone, close
 
 
+async def _gone(pids: list[int], timeout_s: float) -> None:
+    """Wait until each of ``pids`` has exited (sent SIGKILL, a process still takes a moment to
+    go), for at most ``timeout_s``."""
+    watches = [watch for watch in map(exit_watch, pids) if watch is not None]
+    try:
+        if watches:
+            await asyncio.wait([gone for gone, _ in watches], timeout=timeout_s)
+    finally:
+        for _, close in watches:
+            close()
+
+
 _OK_PREFIX = b'{"status":"ok"'
 
 
@@ -295,7 +308,12 @@ class WorkerHost:
 
     @property
     def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None and self._pump is not None
+        # Not reaped here: the server's pid is the id of its process group (see _stop_server).
+        return (
+            self._process is not None
+            and not process_control.has_exited(self._process.pid)
+            and self._pump is not None
+        )
 
     async def start(self) -> None:
         if self._start_lock is None:
@@ -439,6 +457,9 @@ class WorkerHost:
 
     def _on_server_lost(self) -> None:
         self._spares.clear()
+        if self._process is not None:
+            # Gone by itself, or no longer making sense: whatever it made goes with it now.
+            process_control.kill_group(self._process.pid)
         lost = ForkServerUnavailable("the worker fork server ended")
         if self._ready and not self._ready.done():
             self._ready.set_exception(lost)
@@ -466,11 +487,17 @@ class WorkerHost:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
         if process is not None:
-            try:
-                await asyncio.wait_for(asyncio.to_thread(process.wait), 2.0)
-            except TimeoutError:
-                process.kill()
-                await asyncio.to_thread(process.wait)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    asyncio.to_thread(process_control.wait_unreaped, process.pid), 2.0
+                )
+            # Everything the server made is in its process group until it has taken its death
+            # signal: a process stopped before then (or the server itself, stuck) would outlive
+            # the server. Killed as a group while the server is unreaped, so that its pid, the
+            # group's id, cannot have gone to another process.
+            process_control.kill_group(process.pid)
+            await _gone(process_control.group_members(process.pid), _GROUP_END_S)
+            await asyncio.to_thread(process.wait)
 
     async def close(self) -> None:
         for pending in list(self._pending.values()):

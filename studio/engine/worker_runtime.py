@@ -7,7 +7,6 @@ process it started and exits without running any cleanup that belongs to the for
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import gc
@@ -17,7 +16,6 @@ import linecache
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from pathlib import Path
@@ -171,6 +169,8 @@ class _Worker:
     def call(self, fn: Any, argument: Any) -> Any:
         value = fn(argument)
         if inspect.isawaitable(value):
+            import asyncio  # see _call_isolated_loop
+
             value = asyncio.run(_awaited(value))
         return value
 
@@ -284,6 +284,12 @@ def _call_isolated_loop(fn: Any, argument: Any) -> Any:
     value = fn(argument)
     if not inspect.isawaitable(value):
         return value
+    # Imported by the calls that need them only: loaded in the fork server, asyncio (with the
+    # threading, logging and subprocess modules it brings) makes every fork of it dearer, in
+    # pages to copy and in the handlers those modules run in each new process.
+    import asyncio
+    import threading
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

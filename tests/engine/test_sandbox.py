@@ -72,6 +72,17 @@ def test_a_hook_sees_only_its_own_processes(live):
     assert seen["visible"] == [1, 2]
 
 
+def test_a_hook_holds_no_capability_and_can_gain_none(live):
+    # Every set empty, the bounding set too (what a program it runs could gain), and no program
+    # it runs can gain privileges.
+    seen = probe(live, "privileges")
+    capability_sets = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+    assert {name: seen[name] for name in capability_sets} == dict.fromkeys(
+        capability_sets, "0000000000000000"
+    )
+    assert seen["NoNewPrivs"] == "1"
+
+
 def test_a_hook_cannot_signal_or_write_to_any_process_of_the_studio(live):
     assert live.run().status == "ok"
     server_pid = python_runtime(live)._host._process.pid

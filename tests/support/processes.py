@@ -82,3 +82,11 @@ def wait_for(condition: Callable[[], object], timeout: float = 60) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the condition never held"
         tick.wait(0.02)
+
+
+def anywhere_naming(text: str) -> set[int]:
+    """Every running process on the machine whose command line has ``text`` in one of its words,
+    whoever its parent is now: a process orphaned by the test's own is no longer its
+    descendant."""
+    pids = {int(entry) for entry in os.listdir("/proc") if entry.isdigit()}
+    return {pid for pid in running_with(pids, text) if alive(pid)}

@@ -162,3 +162,13 @@ def reach_init(payload):
         payload,
         {f"fd{fd}": _attempt(lambda fd=fd: append(f"/proc/1/fd/{fd}")) for fd in (0, 1, 2)},
     )
+
+
+def privileges(payload):
+    """This process's capability sets and its no_new_privs flag, as the kernel reports them."""
+    fields = {}
+    for line in _read("/proc/self/status").splitlines():
+        name, _, value = line.partition(":")
+        if name.startswith("Cap") or name == "NoNewPrivs":
+            fields[name] = value.strip()
+    return _report(payload, fields)

@@ -4,6 +4,7 @@ start has reached."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -14,7 +15,7 @@ import pytest
 from studio.core.app_settings import AppSettings
 from studio.engine.runner import Runner
 from studio.ui.main_window import MainWindow
-from tests.support.processes import live_descendants, running_with, wait_for
+from tests.support.processes import anywhere_naming, live_descendants, running_with, wait_for
 from tests.support.workspaces import copy_bundled_workspace
 
 WAIT_MS = 20_000
@@ -113,3 +114,15 @@ def test_a_runtime_whose_start_never_ends_is_ended_by_the_close(
     qtbot.waitUntil(stop_its_start, timeout=WAIT_MS)
     assert win.close()
     assert new_processes(before) == set(), f"left running: {stopped & new_processes(before)}"
+    # A process stopped before it could take its death signal, orphaned when its parent was
+    # ended, is no descendant of this test any more; its command line still names the workspace.
+    workspace = str(sample_workspace.resolve())
+    try:
+        # Each was sent SIGKILL; it takes a moment to go.
+        wait_for(lambda: not anywhere_naming(workspace), timeout=10)
+    except AssertionError:
+        left = anywhere_naming(workspace)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        raise AssertionError(f"left running outside this test's processes: {left}") from None
