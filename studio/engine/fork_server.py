@@ -97,6 +97,7 @@ def _wait_as_spare(
                 os._exit(0)
         files = prepared.files if prepared is not None else None
         channel.send(encode_message({"ready": True, "files": files}))
+        worker_runtime.wait_for_call(channel)
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
         if not data or len(fds) != 4:
