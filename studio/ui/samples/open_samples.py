@@ -8,7 +8,9 @@ its text goes into the editor: the GUI thread moves it into the editor's documen
 sized to take about a hundredth of a second each, the event loop running between them; the top
 of a large sample is painted with the first slice, and the rest goes in below it without
 repainting the view. Then the text is checked (a small one is checked as it is read), and the
-sample is open: editable, savable, its problems listed. A large document is coloured only where
+sample is open: editable, savable, its problems listed. When the user stops typing, a large
+document's text is read for its check a few thousand lines per turn (read whole, it would hold
+the GUI thread for tens of milliseconds each time). A large document is coloured only where
 it is on screen, its parsed value is not kept unless its structure is on screen, and the tree is
 filled only as its branches are opened.
 
@@ -54,6 +56,7 @@ from studio.ui.samples.json_text_edit import JsonTextEdit, text_of
 from studio.ui.samples.open_sample import FILL_SLICE, Fill, OpenSample, TextFill
 from studio.ui.samples.problems import check_summary
 from studio.ui.samples.sample_view import SampleView
+from studio.ui.samples.text_read import TextRead, joined_text
 
 CHECK_DELAY_MS = 250
 CHECK_DELAY_LARGE_MS = 700
@@ -72,6 +75,10 @@ def _check(text: str, keep_document: bool) -> SampleCheck:
     milliseconds."""
     with collector_paused():
         return check_sample_text(text, keep_document)
+
+
+def _check_pieces(pieces: list[str], keep_document: bool) -> SampleCheck:
+    return _check(joined_text(pieces), keep_document)
 
 
 def _read(path: Path, keep_document: bool) -> SampleText:
@@ -118,6 +125,8 @@ class OpenSamples(QObject):
         self._check_timer = QTimer(self)
         self._check_timer.setSingleShot(True)
         self._check_timer.timeout.connect(self._start_check)
+        self._text_read = TextRead(self)
+        self._text_read.done.connect(self._check_read)
         self._filler = TextFill(self)
         self._filler.finished.connect(self._on_text_in)
         self._filler.progressed.connect(self._on_text_progress)
@@ -300,6 +309,7 @@ class OpenSamples(QObject):
             return
         opened.failed = None
         if opened.view is not None:
+            self._text_read.cancel()
             self.view.drop_text_edit(opened.view)
         # The new editor is on screen from the start and the text streams into it, a slice per
         # turn of the event loop: each slice is laid out as it arrives, never the whole at once.
@@ -367,6 +377,7 @@ class OpenSamples(QObject):
         """Stop showing the current sample; keep it when it has unsaved edits."""
         self._cancel_fill()
         self._check_timer.stop()
+        self._text_read.cancel()
         opened = self._current
         self._current = None
         if opened is None:
@@ -509,9 +520,19 @@ class OpenSamples(QObject):
         revision = opened.document.revision()
         if revision == opened.checked_revision:
             return
+        if opened.large:
+            self._text_read.start(opened.document)  # then _check_read
+            return
         text = text_of(opened.document)
-        keep = not opened.large or self.view.structure_shown()
-        self._submit(partial(self._on_checked, opened, revision), _check, text, keep)
+        self._submit(partial(self._on_checked, opened, revision), _check, text, True)
+
+    def _check_read(self, revision: int, pieces: list[str]) -> None:
+        """The large document's text is read (``revision`` of it): check it off this thread."""
+        opened = self._current
+        if opened is None or opened.document is None or opened.document.revision() != revision:
+            return
+        keep = self.view.structure_shown()
+        self._submit(partial(self._on_checked, opened, revision), _check_pieces, pieces, keep)
 
     def _on_checked(
         self, opened: OpenSample, revision: int, check: SampleCheck | None, error: Any
