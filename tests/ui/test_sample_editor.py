@@ -630,3 +630,21 @@ def test_the_structure_of_each_bundled_sample_keeps_qts_model_rules(qtmodelteste
     model = StructureModel()
     model.set_entries(sample_outline(contract_findings(document)[0], document))
     qtmodeltester.check(model)  # the tester opens every branch, filling it as a view would
+
+
+def test_an_edit_while_a_large_sample_is_being_saved_is_saved_too(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    path = sample_workspace / "samples" / "captured.json"
+    text = five_megabyte_sample()
+    path.write_text(text)
+    editor.on_files_changed({str(sample_workspace / "samples")})
+    open_sample(qtbot, editor, "captured")
+    cursor = editor.editor.textCursor()
+    cursor.setPosition(text.index('"s"') + 1)
+    cursor.insertText("a")
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        assert editor.save()  # its text is read a slice at a time, the first at once
+        cursor.insertText("b")  # before the rest is read
+    assert path.read_text() == text.replace('"s"', '"abs"', 1)
+    assert not editor.is_modified()

@@ -81,6 +81,10 @@ def _check_pieces(pieces: list[str], keep_document: bool) -> SampleCheck:
     return _check(joined_text(pieces), keep_document)
 
 
+def _save_pieces(path: Path, pieces: list[str], crlf: bool, keep_document: bool) -> SavedSample:
+    return save_sample_text(path, joined_text(pieces), crlf, keep_document)
+
+
 def _read(path: Path, keep_document: bool) -> SampleText:
     """The sample file's text; checked too when it goes into the editor at once."""
     read = read_sample_file(path)
@@ -127,6 +131,9 @@ class OpenSamples(QObject):
         self._check_timer.timeout.connect(self._start_check)
         self._text_read = TextRead(self)
         self._text_read.done.connect(self._check_read)
+        self._save_read = TextRead(self)
+        self._save_read.done.connect(self._save_text_read)
+        self._saving_read: OpenSample | None = None  # the sample whose text is read for a save
         self._filler = TextFill(self)
         self._filler.finished.connect(self._on_text_in)
         self._filler.progressed.connect(self._on_text_progress)
@@ -310,6 +317,7 @@ class OpenSamples(QObject):
         opened.failed = None
         if opened.view is not None:
             self._text_read.cancel()
+            self._stop_save_read(opened)
             self.view.drop_text_edit(opened.view)
         # The new editor is on screen from the start and the text streams into it, a slice per
         # turn of the event loop: each slice is laid out as it arrives, never the whole at once.
@@ -391,6 +399,7 @@ class OpenSamples(QObject):
         self.modified_changed.emit()
 
     def _discard(self, opened: OpenSample) -> None:
+        self._stop_save_read(opened)
         if opened.view is not None:
             self.view.drop_text_edit(opened.view)
         self._release(*opened.let_go())
@@ -667,12 +676,30 @@ class OpenSamples(QObject):
         if opened.saving:
             return False
         opened.saving = True
+        if opened.large:
+            # Read a few thousand lines per turn, as for a check; an edit meanwhile is saved too.
+            self._saving_read = opened
+            self._save_read.start(document, again_on_edit=True)  # then _save_text_read
+            return True
         revision = document.revision()
-        text = text_of(document)
-        keep = not opened.large or self.view.structure_shown()
         then = partial(self._on_saved, opened, revision)
-        self._submit(then, save_sample_text, opened.path, text, opened.crlf, keep)
+        self._submit(then, save_sample_text, opened.path, text_of(document), opened.crlf, True)
         return True
+
+    def _save_text_read(self, revision: int, pieces: list[str]) -> None:
+        opened, self._saving_read = self._saving_read, None
+        if opened is None:
+            return
+        keep = self.view.structure_shown()
+        then = partial(self._on_saved, opened, revision)
+        self._submit(then, _save_pieces, opened.path, pieces, opened.crlf, keep)
+
+    def _stop_save_read(self, opened: OpenSample) -> None:
+        """``opened``'s editor goes: a save reading its text is given up."""
+        if self._saving_read is opened:
+            self._save_read.cancel()
+            self._saving_read = None
+            opened.saving = False
 
     @staticmethod
     def _not_saved(check: SampleCheck) -> str:

@@ -18,8 +18,8 @@ def joined_text(pieces: list[str]) -> str:
 
 class TextRead(QObject):
     """Reads one document at a time; ``done`` gives the document's revision and the pieces, to
-    be joined (off the GUI thread) by :func:`joined_text`. An edit while it reads stops it: the
-    edit brings a read of its own."""
+    be joined (off the GUI thread) by :func:`joined_text`. An edit while it reads stops it (the
+    edit brings a read of its own), or starts it again when asked."""
 
     done = Signal(int, object)  # the revision read, its pieces
 
@@ -29,12 +29,14 @@ class TextRead(QObject):
         self._revision = -1
         self._line = 0
         self._pieces: list[str] = []
+        self._again_on_edit = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._step)
 
-    def start(self, document: QTextDocument) -> None:
+    def start(self, document: QTextDocument, again_on_edit: bool = False) -> None:
+        self._again_on_edit = again_on_edit
         self._document = document
         self._revision = document.revision()
         self._line = 0
@@ -51,7 +53,10 @@ class TextRead(QObject):
         if document is None:
             return
         if document.revision() != self._revision:
-            self.cancel()
+            if self._again_on_edit:
+                self.start(document, again_on_edit=True)
+            else:
+                self.cancel()
             return
         # From the start of a line to the start of another, so no piece ends inside a character
         # that Qt keeps as two units.
