@@ -44,6 +44,7 @@ from studio.engine.hook_runtime import HookRuntime
 from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
+from studio.engine.returned_json import read_returned
 from studio.engine.sandbox import SandboxPlan, SandboxState
 from studio.engine.worker_host import PACKAGE_ROOT, exit_watch
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
@@ -502,7 +503,15 @@ class NodeRuntime(HookRuntime):
             raise RunStopped(
                 turn_error("engine_failed", f"the studio could not start Node: {exc}", hook=hook)
             ) from None
-        reply = _reply(answer, body, hook=hook, loop=call.loop, api=call.api)
+        reply = _reply(
+            answer,
+            body,
+            hook=hook,
+            loop=call.loop,
+            api=call.api,
+            call=call,
+            in_pieces=self.in_pieces,
+        )
         if again:
             reply.warnings.append({"path": "", "message": RUN_AGAIN_NOTE})
         if call.options.get("nested") and reply.error and answer.get("status") == "ok":
@@ -585,7 +594,14 @@ def _function(call: HookCall, ref: SourceRef) -> str:
 
 
 def _reply(
-    answer: dict[str, Any], body: bytes, *, hook: HookRef, loop: str | None, api: str | None
+    answer: dict[str, Any],
+    body: bytes,
+    *,
+    hook: HookRef,
+    loop: str | None,
+    api: str | None,
+    call: HookCall | None = None,
+    in_pieces: bool = False,
 ) -> HookReply:
     reply = HookReply(
         stdout=answer.get("stdout", ""),
@@ -611,6 +627,15 @@ def _reply(
     if api == "adf" and (reply.stdout or reply.stderr):
         reply.warnings.append({"path": "", "message": ADF_OUTPUT_NOTE})
     if answer.get("status") == "ok":
+        # A step hook's values are read with a hook of their own; any other as it came back.
+        read = (
+            read_returned(body, echo=call.echo, echo_members=call.echo_members, in_pieces=in_pieces)
+            if call is not None and api != "step"
+            else None
+        )
+        if read is not None:
+            reply.echoed, reply.value = read
+            return reply
         try:
             with deep_json():
                 reply.value = json.loads(

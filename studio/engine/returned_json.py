@@ -1,0 +1,63 @@
+"""A hook's returned JSON text read the way the Python workers' results are: text sent back
+exactly as it went is not read at all, an object sent back with some of its members unchanged
+takes those very members, and the rest of a large text is read in pieces.
+
+One call of the C parser over a result of several megabytes holds Python's interpreter lock for
+tens of milliseconds, the window's thread included; read in pieces, the lock is let go between
+them. Whatever cannot be read this way (not UTF-8 JSON, NaN, a syntax error) is left to the
+caller's own plain read, so its errors stay the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from studio.core.json.locate import parse_json_sharing
+from studio.engine.collector import collector_paused
+from studio.engine.shared_members import cut_out_members
+
+IN_PIECES_FROM = 256 << 10
+"""A text this long is read in pieces when the runtime is asked to; a shorter one is read in
+one call, which holds the interpreter lock for well under a millisecond."""
+PIECES_DEPTH = 4
+"""A request's members, its messages, their members and their content blocks: each piece below
+is one message's content block or smaller."""
+
+
+def read_returned(
+    text: bytes,
+    *,
+    echo: bytes | memoryview | None,
+    echo_members: Mapping[str, tuple[str, Any]] | None,
+    in_pieces: bool,
+) -> tuple[bool, Any] | None:
+    """(True, None) when ``text`` is exactly ``echo``; (False, value) when read sharing
+    ``echo_members`` or in pieces; None when it is to be read as plain JSON instead."""
+    if echo is not None and len(text) == len(echo) and text == echo:
+        return True, None
+    shares = bool(echo_members) and text.startswith(b"{")
+    if not shares and not (in_pieces and len(text) >= IN_PIECES_FROM):
+        return None
+    # A text that starts with '{' or '[' has no byte-order mark and no zero byte in its first
+    # two: json.loads reads it as UTF-8, keeping a lone surrogate as one.
+    if not text.startswith((b"{", b"[")):
+        return None
+    members: Mapping[str, tuple[str, Any]] = echo_members or {}
+    depth = PIECES_DEPTH if in_pieces else 0
+    with collector_paused():
+        read = None
+        if shares:
+            try:
+                cut = cut_out_members(text, 0, members)
+            except UnicodeDecodeError:
+                cut = None
+            if cut is not None:
+                read = parse_json_sharing(cut[0], (), cut[1], depth=depth)
+        if read is None:
+            try:
+                decoded = str(text, "utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                return None
+            read = parse_json_sharing(decoded, (), members, depth=depth)
+    return None if read is None else (False, read[0])
