@@ -20,9 +20,9 @@ from studio.engine.shared_members import cut_out_members
 IN_PIECES_FROM = 256 << 10
 """A text this long is read in pieces when the runtime is asked to; a shorter one is read in
 one call, which holds the interpreter lock for well under a millisecond."""
-PIECES_DEPTH = 4
-"""A request's members, its messages, their members and their content blocks: each piece below
-is one message's content block or smaller."""
+PIECES_DEPTH = 2
+"""A request's members and the items of each: a piece is one message (or tool) at most, read in
+well under a millisecond; walking deeper in Python would cost more than the parse itself."""
 
 
 def read_returned(

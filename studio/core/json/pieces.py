@@ -4,6 +4,11 @@ One call of a C encoder holds Python's interpreter lock for the whole value: ten
 milliseconds for a request of several megabytes, during which no other thread (the window's,
 say) runs. Writing the outer containers here and each small member with one call gives the same
 text while letting other threads in between pieces.
+
+Two levels are walked: a request's members, then each member's items, so that a piece is one
+message or one tool, written in well under a millisecond. Walking deeper costs more in Python
+than the writing itself (a 5 MB request's hash: about 100 ms at three levels, 45 at two, 40 in
+one call) and takes the interpreter from the window as much as it lets it in.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 from studio.core.json.deep import deep_json
 from studio.core.json.surrogates import escape_lone_surrogates
 
-DEPTH = 3
+DEPTH = 2
 
 
 def compact_json(value: Any) -> str:

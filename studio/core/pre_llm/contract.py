@@ -18,7 +18,7 @@ from studio.core.findings import Finding, errors
 from studio.core.identity_cache import IdentityCache
 from studio.core.json.deep import deep_json
 from studio.core.json.outline import Entry
-from studio.core.json.pieces import compact_json, dumps_in_pieces, json_bytes
+from studio.core.json.pieces import DEPTH, compact_json, dumps_in_pieces, json_bytes
 from studio.core.pre_llm.config import (
     HOOK_KEY,
     MAIN,
@@ -75,7 +75,7 @@ def _request_members(request: Any, in_pieces: bool) -> dict[str, tuple[str, Any]
         try:
             with deep_json():
                 return {
-                    k: (dumps_in_pieces(v) if in_pieces else compact_json(v), v)
+                    k: (dumps_in_pieces(v, depth=DEPTH - 1) if in_pieces else compact_json(v), v)
                     for k, v in request.items()
                     if type(k) is str
                 }

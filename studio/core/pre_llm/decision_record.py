@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.core.identity_cache import IdentityCache
-from studio.core.json.pieces import iter_json, sha256_sorted_json, sorted_json
+from studio.core.json.pieces import DEPTH, iter_json, sha256_sorted_json, sorted_json
 from studio.core.sealed_request import new_sealed_request_id
 
 _recent_hashes: IdentityCache[str | None] = IdentityCache(16)
@@ -55,7 +55,7 @@ def _members_text(members: list[tuple[str, Any]], in_pieces: bool) -> Iterator[s
     for i, (key, value) in enumerate(members):
         yield ("," if i else "") + json.dumps(key, ensure_ascii=False) + ":"
         if in_pieces:
-            yield from iter_json(value, sort_keys=True)
+            yield from iter_json(value, sort_keys=True, depth=DEPTH - 1)  # a member's items
         else:
             yield sorted_json(value)
 

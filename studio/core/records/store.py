@@ -45,7 +45,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
 from studio.core.json.deep import deep_json
-from studio.core.json.pieces import dumps_in_pieces
+from studio.core.json.pieces import DEPTH, dumps_in_pieces
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.records.pending_writes import PendingWrites
 from studio.core.records.rebuild import rebuild_outcome
@@ -300,11 +300,15 @@ def payload_record(outcome: RunOutcome, sample: dict[str, Any] | None = None) ->
     }
 
 
+PAYLOAD_DEPTH = DEPTH + 1
+
+
 def _dumps(value: Any, in_pieces: bool = False) -> str:
     """Standard JSON (NaN and infinities become null; unknown objects their ``str``), fast;
     ``in_pieces`` writes a large value a member at a time (see studio.core.json.pieces)."""
     if in_pieces:
-        return dumps_in_pieces(value, depth=4, leaf=_dumps)
+        # The payload, its input and result, and their members' items (see json.pieces).
+        return dumps_in_pieces(value, depth=PAYLOAD_DEPTH, leaf=_dumps)
     # pydantic_core refuses a lone surrogate, and past a few hundred levels it either refuses
     # or, with serialize_unknown, writes the rest as "..."; a hook's result may hold either,
     # and its run is recorded whole all the same. A real "..." string only costs the slower way.
@@ -617,8 +621,19 @@ class RecordStore:
             return refused
 
     def flush(self) -> None:
-        """Return once every record handed to :meth:`add_later` so far is written."""
+        """Return once every record handed to :meth:`add_later` so far is written (held ones
+        are let go)."""
+        self._pending.release()
         self._pending.wait()
+
+    def hold_writes(self) -> None:
+        """Keep the records handed over from now on from being written until
+        :meth:`release_writes` (at most a couple of seconds each; see ``pending_writes``); the
+        reads meanwhile wait for them as for any write."""
+        self._pending.hold()
+
+    def release_writes(self) -> None:
+        self._pending.release()
 
     def replaced(self) -> bool:
         """Whether the database file was deleted or replaced since it was opened; the next
@@ -629,8 +644,10 @@ class RecordStore:
         """Forget the payloads of ``run_ids`` (all when ``None``); the run records stay.
 
         Returns how many payloads were cleared. The cleared content is overwritten in the file
-        (secure delete) and its pages are reused by later runs; the file does not shrink.
+        (secure delete) and its pages are reused by later runs; the file does not shrink. The
+        runs handed over before it are written first, so theirs are cleared too.
         """
+        self.flush()
         with self._lock:
             if self._closed:
                 raise RecordStoreError(f"{self.path}: the record store is closed")
