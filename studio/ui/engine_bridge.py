@@ -275,6 +275,17 @@ class EngineBridge(QObject):
         self._schedule(go()).add_done_callback(lambda f: self._on_run_done(job, f))
         return job
 
+    def hold_writes(self) -> None:
+        """Keep the records of the runs that end from now on from being written until
+        :meth:`release_writes` (a couple of seconds at most): the window shows a large result
+        meanwhile, and the write would share the interpreter with it."""
+        if self._store is not None:
+            self._store.hold_writes()
+
+    def release_writes(self) -> None:
+        if self._store is not None:
+            self._store.release_writes()
+
     def _stop_run(self, job: RunJob) -> None:
         # The handle is made and used on the engine thread only.
         def stop() -> None:

@@ -110,6 +110,9 @@ EDITOR_TIPS = (
 )
 FUTURE_LOOP = "future-loop"
 RECOVERY_KEY = "pre_llm_hook"
+RECORDS_AFTER_SHOWN_MS = 50
+"""A shown run's record is written this long after its result is in the views: after the
+paint that shows it, which the write would otherwise slow down."""
 
 
 def draft_to_text(draft: HookDraft) -> str:
@@ -160,6 +163,7 @@ class MainWindow(QMainWindow):
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
         self.results = ResultsPanel(self.bridge)
+        self.results.run.diff_view.diff_shown.connect(self._release_records)
         self.records = RecordsView(self.bridge)
         self.source_view = SourceView(self.bridge)
         self.workspace_panel = WorkspacePanel()
@@ -1425,6 +1429,8 @@ class MainWindow(QMainWindow):
     ) -> RunJob:
         """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
         its file's content) and show how it ends."""
+        if group is None:  # its result is shown: its record waits for that (_release_records)
+            self.bridge.hold_writes()
         job = self.bridge.start_run(
             sample, loop, hook, group=group, hook_config=hook_config, document=document
         )
@@ -1548,10 +1554,16 @@ class MainWindow(QMainWindow):
                 del self._groups[job.group]
         else:
             self.results.show_outcome(outcome)
+        if self.results.diff_ready:  # else once the diff is in (diff_shown)
+            self._release_records()
         # On the next turn of the event loop: the window handles input and paints between
         # showing a large outcome and asking for the records again.
         QTimer.singleShot(0, self.records, self.records.refresh)
         self.run_finished.emit(outcome)
+
+    def _release_records(self) -> None:
+        """Write the records held since the run began, once its result has been painted."""
+        QTimer.singleShot(RECORDS_AFTER_SHOWN_MS, self.bridge.release_writes)
 
     def _on_targets_replaced(self, count: int) -> None:
         others = "the other target was" if count == 1 else f"the {count} other targets were"

@@ -9,7 +9,7 @@ diff compares, ``result_diff_rows`` builds the rows, ``result_diff_model`` shows
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -36,7 +36,12 @@ DETAIL_DIFF_CHARS = 200_000
 
 
 class RequestDiffView(QWidget):
-    """Summary line, "Only changes", the side-by-side rows, and the selected item in full."""
+    """Summary line, "Only changes", the side-by-side rows, and the selected item in full.
+
+    ``diff_shown`` once the diff asked for by :meth:`show_diff` is in the view (or said to have
+    failed)."""
+
+    diff_shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -152,13 +157,14 @@ class RequestDiffView(QWidget):
             return  # another run is on show by now
         if job.error is not None:
             self.summary_label.setText(f"The diff could not be computed: {job.error}")
-            return
-        self.diff = job.value
-        self.summary_label.setText(self.summary)
-        problems = [p for p in self.diff.problems if p not in self.diff.summary]
-        self.problems_label.setText("; ".join(problems))
-        self.problems_label.setVisible(bool(problems))
-        self._rebuild()
+        else:
+            self.diff = job.value
+            self.summary_label.setText(self.summary)
+            problems = [p for p in self.diff.problems if p not in self.diff.summary]
+            self.problems_label.setText("; ".join(problems))
+            self.problems_label.setVisible(bool(problems))
+            self._rebuild()
+        self.diff_shown.emit()
 
     def _rebuild(self) -> None:
         if self.diff is None or self.sides is None:

@@ -4,15 +4,24 @@ One thread writes them, one after another. Every read of the store waits until t
 submitted before it are done, so what a run's caller reads next includes that run; closing the
 store writes whatever is still pending first. No write is dropped: a failed one is reported on
 its future.
+
+The writes can be held back for a moment (:meth:`PendingWrites.hold`): a window showing a large
+run's result would otherwise share Python's interpreter with the write of that very run, and
+every call its views make into Python would wait behind it. A held write waits until
+:meth:`PendingWrites.release`, or at most :data:`MAX_HOLD_S` after it was handed over.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
+
+MAX_HOLD_S = 2.0
+"""The longest a write waits for :meth:`PendingWrites.release` once handed over."""
 
 
 class PendingWrites:
@@ -21,10 +30,11 @@ class PendingWrites:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._queue: deque[tuple[Callable[[], Any], Future[Any]]] = deque()
+        self._queue: deque[tuple[Callable[[], Any], Future[Any], float]] = deque()
         self._changed = threading.Condition()
         self._busy = False
         self._closing = False
+        self._held = False
         self._thread: threading.Thread | None = None
 
     def submit(self, write: Callable[[], Any]) -> Future[Any]:
@@ -33,12 +43,30 @@ class PendingWrites:
         with self._changed:
             if self._closing:
                 raise RuntimeError("the record store is closed")
-            self._queue.append((write, future))
+            self._queue.append((write, future, time.monotonic()))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
                 self._thread.start()
             self._changed.notify_all()
         return future
+
+    def hold(self) -> None:
+        """Start no write until :meth:`release` (a write waits :data:`MAX_HOLD_S` at most)."""
+        with self._changed:
+            self._held = True
+
+    def release(self) -> None:
+        """Let the held writes go, in order."""
+        with self._changed:
+            self._held = False
+            self._changed.notify_all()
+
+    def _held_for(self) -> float | None:
+        """Seconds the first write is still to wait, or None when it may start now."""
+        if not self._held or self._closing or not self._queue:
+            return None
+        left = self._queue[0][2] + MAX_HOLD_S - time.monotonic()
+        return left if left > 0 else None
 
     def wait(self) -> None:
         """Return once every write submitted so far is done. From the writing thread itself (a
@@ -52,6 +80,7 @@ class PendingWrites:
         """Finish every pending write, then end the writing thread."""
         with self._changed:
             self._closing = True
+            self._held = False
             self._changed.notify_all()
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -61,9 +90,11 @@ class PendingWrites:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: self._queue or self._closing)
+                while (left := self._held_for()) is not None:
+                    self._changed.wait(left)
                 if not self._queue:
                     return
-                write, future = self._queue.popleft()
+                write, future, _ = self._queue.popleft()
                 self._busy = True
             try:
                 if future.set_running_or_notify_cancel():
