@@ -16,7 +16,7 @@ from studio.core.workspace.folder import Workspace
 from studio.engine.node_binary import find_node
 from studio.engine.node_runtime import HOST_SCRIPT
 from tests.support.runners import LiveRunner
-from tests.support.workspaces import REQUEST, write_json
+from tests.support.workspaces import REQUEST, SHORT_TIMEOUT_MS, write_json
 
 # The hook runs the calls its file lists and returns, as the system prompt, what each gave:
 # {"ok": value} or {"code", "message", "error": whether it is an Error}.
@@ -617,7 +617,7 @@ def test_a_hook_that_times_out_during_nested_calls_leaves_nothing_running(ws, ru
     configure(ws)
     # Nested calls keep asking the studio when the hook's 1000 ms run out and the runner closes.
     deep_chain(ws, 32)
-    outcome = runner.run(hook="lib/start.ts")
+    outcome = runner.run(hook_config={"source": "lib/start.ts", "timeout_ms": SHORT_TIMEOUT_MS})
     assert outcome.status == "turn_error"
     assert outcome.turn_error.kind == "timeout"
     assert outcome.calls[0].method == "sys_lambda"

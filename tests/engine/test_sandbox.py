@@ -21,7 +21,7 @@ from studio.core.workspace.folder import Workspace
 from studio.engine.fork_server import SPARES
 from tests.support.processes import live_descendants, named, wait_for
 from tests.support.runners import LiveRunner
-from tests.support.workspaces import REQUEST, make_workspace, write_json
+from tests.support.workspaces import REQUEST, SHORT_TIMEOUT_MS, make_workspace, write_json
 
 PROBES = Path(__file__).parents[1] / "support" / "sandbox_probes.py"
 SECRETS = {
@@ -197,7 +197,9 @@ def test_the_sandbox_can_be_turned_off_in_hookstudio_json(probes):
 
 
 def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
-    outcome = live.run(hook="lib/probes.py:fork_bomb")
+    outcome = live.run(
+        hook_config={"source": "lib/probes.py:fork_bomb", "timeout_ms": SHORT_TIMEOUT_MS}
+    )
     assert outcome.status == "turn_error" and outcome.turn_error.kind == "timeout"
     # The fork server and its spares only (each spare: its helper, its init, its process).
     wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + SPARES * 3)

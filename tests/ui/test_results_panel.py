@@ -373,9 +373,11 @@ def big_outcome(messages: int = 3000) -> RunOutcome:
 
 def test_a_large_request_is_shown_without_building_it_all(qtbot, panel):
     outcome = big_outcome()
-    started = time.perf_counter()
+    # The GUI thread's own processor time: what building it all would cost, which a busy
+    # machine's share of a core does not change (the diff is made on another thread).
+    started = time.thread_time()
     panel.show_outcome(outcome)
-    shown_in = time.perf_counter() - started
+    shown_in = time.thread_time() - started
     qtbot.waitUntil(lambda: panel.diff_ready, timeout=10_000)
     assert panel.run.diff_view.summary_label.text() == "2 messages removed, tools −10"
     assert shown_in < 1.0
