@@ -117,7 +117,7 @@ def test_run_a_hook_and_read_the_diff(qtbot, window):
     window.sample_box.setCurrentText("support-ticket")
     outcome = run_and_wait(qtbot, window)
     assert outcome.status == "ok"
-    qtbot.waitUntil(lambda: window.results.diff_ready, timeout=5000)
+    qtbot.waitUntil(lambda: window.results.diff_ready, timeout=WAIT_MS)
     assert window.results.run.diff_view.summary_label.text() == "system changed, tools −1"
 
 
@@ -146,11 +146,14 @@ def test_cancel_a_hanging_hook_and_see_the_turn_error(qtbot, window, sample_work
     )
     window.hook_editor.source.setText("lib/hang.py")
     window.hook_editor._on_source_edited("lib/hang.py")
+    # Long enough that a busy machine cannot end the run by its timeout before the cancel.
+    window.hook_editor.timeout.selectAll()
+    qtbot.keyClicks(window.hook_editor.timeout, "60000")
     window.sample_box.setCurrentText("support-ticket")
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
         job = window.run_selected()
         assert window.cancel_action.isEnabled()
-        qtbot.waitSignal(job.started, timeout=5000).wait()
+        qtbot.waitSignal(job.started, timeout=WAIT_MS).wait()
         window.cancel_action.trigger()
     outcome = finished.args[0]
     assert outcome.turn_error.kind == "cancelled"
@@ -198,7 +201,7 @@ def test_the_records_grow_with_every_run(qtbot, window):
     before = record_rows(window)
     run_and_wait(qtbot, window)
     run_and_wait(qtbot, window)
-    qtbot.waitUntil(lambda: record_rows(window) == before + 2, timeout=5000)
+    qtbot.waitUntil(lambda: record_rows(window) == before + 2, timeout=WAIT_MS)
 
 
 def test_run_on_every_target_shows_each_loop(qtbot, window):
@@ -224,12 +227,12 @@ def test_a_config_replaced_outside_the_studio_is_picked_up(qtbot, window, sample
     del config["pre_llm_hook"]["loops"], config["pre_llm_hook"]["include_main"]
     replace_file(sample_workspace / "agent.json", json.dumps(config, indent=2))
     qtbot.waitUntil(
-        lambda: window.hook_editor.draft.rows == (TargetRow.all_streams(),), timeout=5000
+        lambda: window.hook_editor.draft.rows == (TargetRow.all_streams(),), timeout=WAIT_MS
     )
     # The watch survives the replacement: a second outside edit is seen too.
     config["pre_llm_hook"]["scope"] = "main"
     replace_file(sample_workspace / "agent.json", json.dumps(config, indent=2))
-    qtbot.waitUntil(lambda: window.hook_editor.draft.rows == (TargetRow.main(),), timeout=5000)
+    qtbot.waitUntil(lambda: window.hook_editor.draft.rows == (TargetRow.main(),), timeout=WAIT_MS)
 
 
 def test_rerun_on_save_reruns_when_the_hook_source_changes(qtbot, window, sample_workspace):
