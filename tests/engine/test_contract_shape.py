@@ -5,6 +5,8 @@ and a contract added to the registry runs without touching the runner."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -132,9 +134,16 @@ def test_the_workspace_lists_the_sources_of_the_given_languages(workspace):
     assert "lib/other.ts" in workspace.hook_sources((".py", ".ts"))
 
 
+@pytest.mark.parametrize("written", ["long ago", "in this clock tick"])
 def test_an_unchanged_sample_is_checked_once_and_a_changed_one_again(
-    workspace, runner, monkeypatch
+    workspace, runner, monkeypatch, written
 ):
+    sample = workspace.root / "samples" / "basic.json"
+    # A file written in this clock tick has a stamp that cannot tell it from its next write (a
+    # time in the future is as recent as a write can be, however long the runs take).
+    seconds = -3600 if written == "long ago" else 3600
+    mtime = time.time_ns() + seconds * 1_000_000_000
+    os.utime(sample, ns=(mtime, mtime))
     contract = CONTRACTS["pre_llm"]
     parsed: list[object] = []
     real = type(contract).parse_sample
@@ -148,7 +157,6 @@ def test_an_unchanged_sample_is_checked_once_and_a_changed_one_again(
     assert runner.run().status == "ok"
     assert len(parsed) == 1
 
-    sample = workspace.root / "samples" / "basic.json"
     document = json.loads(sample.read_text())
     document["request"]["messages"][0]["role"] = "robot"
     sample.write_text(json.dumps(document, indent=4))

@@ -33,15 +33,24 @@ def parse_json_text(text: str, origin: str = "<text>") -> Any:
 
 
 def read_json_file(path: str | Path) -> Any:
+    return parse_json_bytes(json_file_bytes(path), str(path))
+
+
+def json_file_bytes(path: str | Path) -> bytes:
+    """The bytes of a JSON file, or a :class:`JsonFileError` that says why it cannot be read."""
     origin = str(path)
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         raise JsonFileError(f"{origin}: no such file") from None
     except IsADirectoryError:
         raise JsonFileError(f"{origin}: is a folder, not a file") from None
     except OSError as exc:
         raise JsonFileError(f"{origin}: cannot be read ({exc.strerror or exc})") from None
+
+
+def parse_json_bytes(data: bytes, origin: str) -> Any:
+    """Strict JSON from a file's bytes (UTF-8, a byte order mark allowed)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

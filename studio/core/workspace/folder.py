@@ -21,6 +21,7 @@ path instead of raising. Only ``write_source`` writes a hook source file.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -30,7 +31,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from studio.core.findings import Finding
-from studio.core.json.files import JsonFileError, read_json_file
+from studio.core.json.files import (
+    JsonFileError,
+    json_file_bytes,
+    parse_json_bytes,
+    read_json_file,
+)
 from studio.core.pre_llm.config import loop_name_problem
 from studio.core.workspace.adf_file import SourceWrite
 from studio.core.workspace.file_stamps import FileStamp, settled_stamp
@@ -166,10 +172,10 @@ class SourceFile:
 class Workspace:
     root: Path
     kind: ClassVar[str] = "folder"
-    # Parsed files by path, kept while the file's size, inode and modification time stay the
-    # same (and its last write is not too recent to tell): a run re-reads nothing that did not
-    # change. Callers must not mutate what they get.
-    _parsed: dict[Path, tuple[FileStamp, Any]] = field(
+    # Parsed files by path with their stamp and content digest: a file whose stamp is unchanged
+    # (and whose last write is not too recent to tell) is not read again, and one whose bytes
+    # are unchanged is not parsed again. Callers must not mutate what they get.
+    _parsed: dict[Path, tuple[FileStamp | None, bytes, Any]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -191,12 +197,15 @@ class Workspace:
         stamp = settled_stamp(info)
         cached = self._parsed.get(path)
         if stamp is not None and cached is not None and cached[0] == stamp:
-            return cached[1]
-        value = read_json_file(path)
-        if stamp is None:
-            self._parsed.pop(path, None)
+            return cached[2]
+        # A new stamp, or none that can be trusted yet: the bytes tell whether it changed.
+        data = json_file_bytes(path)
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        if cached is not None and cached[1] == digest:
+            value = cached[2]
         else:
-            self._parsed[path] = (stamp, value)
+            value = parse_json_bytes(data, str(path))
+        self._parsed[path] = (stamp, digest, value)
         return value
 
     def _read_if_present(self, path: Path) -> Any:
