@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
         self.results = ResultsPanel(self.bridge)
-        self.results.run.diff_view.diff_shown.connect(self._release_records)
+        self.results.run.diff_shown.connect(self._release_records)
         self.records = RecordsView(self.bridge)
         self.source_view = SourceView(self.bridge)
         self.workspace_panel = WorkspacePanel()

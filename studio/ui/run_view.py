@@ -191,10 +191,12 @@ class _PageHost(QWidget):
 class RunView(QWidget):
     """Signals: ``open_source(file, line)`` when a traceback frame is activated (the file is
     workspace-relative), ``pointer_activated(pointer)`` when a JSON path of the turn error is
-    (the view has then shown it in the Result tab)."""
+    (the view has then shown it in the Result tab), ``diff_shown`` once a diff asked for is in
+    the Diff tab (or said to have failed)."""
 
     open_source = Signal(str, int)
     pointer_activated = Signal(str)
+    diff_shown = Signal()
 
     diff_view: RequestDiffView
     amendment_diff: _AmendmentDiff
@@ -279,6 +281,7 @@ class RunView(QWidget):
         from studio.ui.result_provider_view import ProviderView
 
         self.diff_view = RequestDiffView()
+        self.diff_view.diff_shown.connect(self.diff_shown)
         self.amendment_diff = _AmendmentDiff()
         self.layers_view = LayersView()
         for page in (self.diff_view, self.amendment_diff, self.layers_view):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from studio.engine.collector import collector_paused
 from studio.ui.start_collector import pause_until_painted, resume_once_painted
+from tests.support.processes import wait_for
 from tests.support.workspaces import copy_bundled_workspace
 
 START = """
@@ -130,7 +131,8 @@ def test_the_garbage_collector_is_off_for_the_start_and_on_once_the_window_is_pa
 
 
 def test_an_engine_pause_overlapping_the_start_keeps_the_collector_off_until_both_end() -> None:
-    assert gc.isenabled()
+    # The collector is the process's: an earlier test's engine thread may still hold it.
+    wait_for(gc.isenabled)
     pause_until_painted()
     assert not gc.isenabled()
     with collector_paused():
