@@ -100,8 +100,12 @@ from studio.core.app_settings import AppSettings
 from studio.ui.app import show_window
 app = QApplication(sys.argv[:1])
 window = show_window(AppSettings(), None, Path(sys.argv[1]))
+# Work released by the paint (a sample's check) may pause the collector on another thread for
+# a moment just then, so it is waited for; a start's hold never released keeps it off for good.
+waits = [2000]
 def check():
-    if not window._on_screen:
+    if not window._on_screen or (not gc.isenabled() and waits[0] > 0):
+        waits[0] -= window._on_screen
         QTimer.singleShot(10, check)
         return
     seen["collecting once painted"] = gc.isenabled()
