@@ -34,6 +34,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, suppress
@@ -461,10 +462,12 @@ class RecordStore:
     def _prepare(self) -> None:
         db = self._db
         try:
-            # Reads only: nothing is written until the file is known to be ours (or empty).
-            application_id = db.execute("PRAGMA application_id").fetchone()[0]
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            objects = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            # Reads only: nothing is written until the file is known to be ours (or empty). One
+            # statement sees one version of the file, never half of another process's upgrade.
+            application_id, version, objects = db.execute(
+                "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master)"
+                " FROM pragma_application_id() AS a, pragma_user_version() AS v"
+            ).fetchone()
         except sqlite3.OperationalError as exc:  # locked, unreadable, out of memory...
             raise RecordStoreError(f"{self.path}: cannot open the record store ({exc})") from None
         except sqlite3.DatabaseError as exc:  # not a database, malformed
@@ -484,14 +487,32 @@ class RecordStore:
             if fresh:
                 # Large payloads span fewer overflow pages (a no-op once the file has content).
                 db.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
-            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                db.execute("PRAGMA journal_mode = WAL")
+            self._use_wal(db)
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
             raise RecordStoreError(f"{self.path}: cannot open the record store ({exc})") from None
         if version < len(self._migrations):
             self._migrate()
+
+    def _use_wal(self, db: sqlite3.Connection) -> None:
+        """Switch the file to write-ahead logging unless it is already. SQLite answers "database
+        is locked" at once, without waiting, while another process has the file open (two
+        studios opening a new store together): the switch is tried again until the busy
+        timeout has passed, by when the other has usually made the switch itself."""
+        deadline = time.monotonic() + self._busy_timeout_s
+        pause = 0.001
+        while db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                    raise
+                if time.monotonic() >= deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(2 * pause, 0.05)
 
     def _refuse_newer(self, version: int) -> None:
         if version > len(self._migrations):
