@@ -28,6 +28,7 @@ from studio.core.workspace.sample_check import contract_findings, sample_outline
 from studio.core.workspace.sample_files import sample_name_problem
 from studio.ui.engine_bridge import EngineBridge
 from studio.ui.samples.editor import SampleEditor
+from studio.ui.samples.open_sample import MOST_SLICE, slice_end
 from studio.ui.samples.structure_model import StructureModel
 from tests.support.paths import BUNDLED_WORKSPACE
 
@@ -558,6 +559,44 @@ def test_a_five_megabyte_sample_is_shown_at_once_opens_edits_and_saves_back_unch
     with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
         assert editor.save()
     assert path.read_bytes() == original
+
+
+def test_a_minified_sample_of_one_long_line_opens(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    # A captured request as a provider's client sends it: no line breaks at all.
+    messages = [{"role": "user", "content": f"message {k} " + "x" * 200} for k in range(6000)]
+    document = {"request": {"system": "s", "messages": messages, "tools": [], "options": {}}}
+    text = json.dumps(document, separators=(",", ":"))
+    assert "\n" not in text and len(text) > 2 * MOST_SLICE
+    path = sample_workspace / "samples" / "minified.json"
+    path.write_text(text)
+    editor.on_files_changed({str(sample_workspace / "samples")})
+    opened: list[str] = []
+    editor.sample_opened.connect(opened.append)
+    slices: list[object] = []
+    editor.samples._filler.progressed.connect(slices.append)
+    editor.select_sample("minified")
+    qtbot.waitUntil(lambda: opened == ["minified"], timeout=WAIT_MS)
+    assert editor.editor.toPlainText() == text
+    assert editor.editor.document().blockCount() == 1
+    # In one piece: a line laid out again for each slice added to it took minutes at 5 MB.
+    assert slices == []
+    assert not editor.is_modified()
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "size", "end"),
+    [
+        ("ab\ncd\nef\n", 0, 4, 3),  # back to the end of the last whole line in the slice
+        ("ab\ncd\nef\n", 3, 4, 6),
+        ("ab\ncd\nef\n", 0, 100, 9),  # the rest, when it is shorter than a slice
+        ("abcdefgh\nij", 0, 3, 9),  # a line longer than a slice goes in whole
+        ("abcdefgh", 0, 3, 8),  # and so does a last line with no line break
+    ],
+)
+def test_a_slice_of_text_ends_after_a_line_break(text: str, start: int, size: int, end: int):
+    assert slice_end(text, start, size) == end
 
 
 def test_scrolling_a_large_sample_while_it_opens_keeps_the_place(

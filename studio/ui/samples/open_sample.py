@@ -147,6 +147,21 @@ class Fill:
             view.verticalScrollBar().setValue(self.keep_view[1])
 
 
+def slice_end(text: str, start: int, size: int) -> int:
+    """Where the slice of about ``size`` characters from ``start`` ends: after a line's end, so
+    that no line is laid out again for each slice added to it (a minified request is one line
+    of megabytes, which then goes in whole)."""
+    end = start + size
+    if end >= len(text):
+        return len(text)
+    last = text.rfind("\n", start, end)
+    if last < 0:
+        last = text.find("\n", end)
+        if last < 0:
+            return len(text)
+    return last + 1
+
+
 class TextFill(QObject):
     """Moves the text of one :class:`Fill` at a time into its editor."""
 
@@ -184,7 +199,7 @@ class TextFill(QObject):
         if fill is None:
             return
         text = fill.loaded.text
-        end = min(len(text), fill.at + fill.next_slice)
+        end = slice_end(text, fill.at, fill.next_slice)
         began = time.perf_counter()
         cursor = QTextCursor(fill.view.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
