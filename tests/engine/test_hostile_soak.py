@@ -20,6 +20,10 @@ from tests.support.workspaces import SHORT_TIMEOUT_MS, make_workspace
 SUPPORT = Path(__file__).parents[1] / "support"
 RUNS = 1000
 WARM_UP = 100
+# The heap settles later than the descriptors and threads: the mix's 100 MB prints and large
+# results leave the allocator's arenas at a size it reaches over a few hundred runs and then
+# keeps. A leak grows with every run after that.
+MEMORY_SETTLED = RUNS // 2
 
 # (hook, how it must end), in the order they repeat; a mix weighted towards the cheap ones.
 MIX = [
@@ -81,6 +85,7 @@ def test_a_thousand_mixed_hostile_runs_leave_the_studio_as_it_was(tmp_path):
                     threading.active_count(),
                     len(os.listdir("/proc/self/task")),
                 )
+            if i == MEMORY_SETTLED:
                 memory = rss_kb()
             hook, expected = hook_for(i)
             # A hook meant to time out gets the shortest deadline; every other keeps the
@@ -104,7 +109,9 @@ def test_a_thousand_mixed_hostile_runs_leave_the_studio_as_it_was(tmp_path):
         assert threading.active_count() == threads
         assert len(os.listdir("/proc/self/task")) == tasks
         grown = rss_kb() - memory
-        print(f"\n{RUNS} runs: {dict(ended)}\nRSS grew {grown} KiB after the first {WARM_UP}")
+        print(
+            f"\n{RUNS} runs: {dict(ended)}\nRSS grew {grown} KiB after the first {MEMORY_SETTLED}"
+        )
         assert grown < 32 * 1024
     finally:
         live.close()
