@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
 import json
 from collections.abc import Iterator
 
@@ -16,6 +15,7 @@ from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
 from studio.engine.returned_json import IN_PIECES_FROM
 from studio.engine.runner import Runner
+from tests.support.request_hashes import assert_only_the_system_changed, sorted_json_hash
 from tests.support.workspaces import REQUEST, write_json
 
 HOOKS = """
@@ -30,11 +30,6 @@ export function notJson({ request }: Payload) {
   return '{"messages": [' + 'x'.repeat(300000) + ']}';
 }
 """
-
-
-def sorted_json_hash(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def request_of(rounds: int) -> dict:
@@ -77,19 +72,7 @@ def test_a_changed_system_prompt_reads_and_hashes_as_returned(run, rounds):
     request = request_of(rounds)
     assert (len(json.dumps(request, indent=2)) >= IN_PIECES_FROM) == (rounds > 3)
     expected = {**request, "system": request["system"] + " Be brief."}
-    outcome = run(request, "brief")
-    assert outcome.status == "ok", outcome.turn_error
-    assert outcome.result == expected
-    assert list(outcome.result) == list(expected)
-    decision = outcome.decision_record
-    assert decision["requestHashBefore"] == sorted_json_hash(request)
-    assert decision["requestHashAfter"] == sorted_json_hash(expected)
-    assert decision["changed"] == {
-        "system": True,
-        "messages": False,
-        "tools": False,
-        "options": False,
-    }
+    assert_only_the_system_changed(run(request, "brief"), request, expected)
 
 
 @pytest.mark.parametrize("rounds", [3, 1500], ids=["small", "large"])

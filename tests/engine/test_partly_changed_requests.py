@@ -10,20 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import hashlib
-import json
 
 import pytest
 
 from studio.engine.runner import Runner
+from tests.support.request_hashes import assert_only_the_system_changed, sorted_json_hash
 from tests.support.workspaces import REQUEST, write_json
 
 ROUNDS = 400  # about 150 KB: large enough to be given back in shared parts
-
-
-def sorted_json_hash(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def large_request() -> dict:
@@ -65,19 +59,8 @@ def test_a_changed_system_prompt_comes_back_with_the_rest_as_sent(workspace, run
     expected = {**request, "system": request["system"] + " Be brief."}
     for _ in range(2):  # the second run meets the request's parts already read and checked
         outcome = runner.run(name, hook=source)
-        assert outcome.status == "ok", outcome.turn_error
-        assert outcome.result == expected
-        assert list(outcome.result) == list(expected)
-        decision = outcome.decision_record
-        assert decision["requestHashBefore"] == sorted_json_hash(request)
-        assert decision["requestHashAfter"] == sorted_json_hash(expected)
-        assert decision["changed"] == {
-            "system": True,
-            "messages": False,
-            "tools": False,
-            "options": False,
-        }
-        assert decision["messages"] == {"before": 3 * ROUNDS, "after": 3 * ROUNDS}
+        assert_only_the_system_changed(outcome, request, expected)
+        assert outcome.decision_record["messages"] == {"before": 3 * ROUNDS, "after": 3 * ROUNDS}
         # Held once in memory, not twice.
         assert outcome.result["messages"] is outcome.input["messages"]
 

@@ -8,17 +8,11 @@ The request hash is SHA-256 of the request's compact JSON with sorted keys (deci
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 
+from tests.support.request_hashes import sorted_json_hash
 from tests.support.workspaces import REQUEST, write_json
 
 ECHO = "def main(p):\n    return p['request']\n"
-
-
-def sorted_json_hash(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def hook(workspace, name: str, text: str) -> str:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from studio.engine.collector import collector_paused
 from studio.ui.start_collector import pause_until_painted, resume_once_painted
@@ -72,19 +73,25 @@ print(json.dumps(late))
 """
 
 
-def test_opening_the_bundled_workspace_imports_no_qt_free_module_after_qt_until_painted(
-    tmp_path: Path,
-) -> None:
+def start_on_the_bundled_workspace(script: str, tmp_path: Path) -> Any:
+    """What ``script``, started in a fresh offscreen process on a copy of the bundled
+    workspace, prints as JSON on its last line."""
     workspace = copy_bundled_workspace(tmp_path / "ws")
     child = subprocess.run(
-        [sys.executable, "-c", OPEN, str(workspace)],
+        [sys.executable, "-c", script, str(workspace)],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
-    late = json.loads(child.stdout.strip().splitlines()[-1])
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def test_opening_the_bundled_workspace_imports_no_qt_free_module_after_qt_until_painted(
+    tmp_path: Path,
+) -> None:
+    late = start_on_the_bundled_workspace(OPEN, tmp_path)
     assert late == []  # a name here belongs in studio.ui.app.QT_FREE_MODULES
 
 
@@ -121,16 +128,7 @@ print(json.dumps(seen))
 def test_the_garbage_collector_is_off_for_the_start_and_on_once_the_window_is_painted(
     tmp_path: Path,
 ) -> None:
-    workspace = copy_bundled_workspace(tmp_path / "ws")
-    child = subprocess.run(
-        [sys.executable, "-c", PAINTED, str(workspace)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-    )
-    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    seen = start_on_the_bundled_workspace(PAINTED, tmp_path)
     assert seen == {"collecting at start": False, "collecting once painted": True}
 
 
