@@ -20,9 +20,9 @@ from tests.support.workspaces import SHORT_TIMEOUT_MS, make_workspace
 SUPPORT = Path(__file__).parents[1] / "support"
 RUNS = 1000
 WARM_UP = 100
-# The heap settles later than the descriptors and threads: the mix's 100 MB prints and large
-# results leave the allocator's arenas at a size it reaches over a few hundred runs and then
-# keeps. A leak grows with every run after that.
+# Memory is compared over the second half: the allocator keeps part of what the mix's 100 MB
+# prints and large results used, most of it in the first few hundred runs, and how much varies
+# with the machine's load; a leak grows with every run.
 MEMORY_SETTLED = RUNS // 2
 
 # (hook, how it must end), in the order they repeat; a mix weighted towards the cheap ones.
