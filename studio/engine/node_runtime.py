@@ -46,7 +46,7 @@ from studio.engine.node_functions import functions_in_js_file
 from studio.engine.python_functions import FunctionList
 from studio.engine.returned_json import read_returned
 from studio.engine.sandbox import SandboxPlan, SandboxState
-from studio.engine.worker_host import PACKAGE_ROOT, exit_watch
+from studio.engine.worker_host import PACKAGE_ROOT, wait_gone
 from studio.engine.worker_outcome import STDERR_TAIL_CHARS, size_text
 from studio.engine.worker_protocol import WorkerLimits
 
@@ -76,17 +76,7 @@ async def _end(process: asyncio.subprocess.Process) -> None:
     below = process_control.descendants(process.pid)
     process_control.kill_tree(process.pid)
     await process.wait()
-    await _gone(below, _STOP_S)
-
-
-async def _gone(pids: list[int], limit_s: float) -> None:
-    watches = [w for w in map(exit_watch, pids) if w is not None]
-    try:
-        if watches:
-            await asyncio.wait([gone for gone, _ in watches], timeout=limit_s)
-    finally:
-        for _, close in watches:
-            close()
+    await wait_gone(below, _STOP_S)
 
 
 def _read_line(fd: int) -> bytes:

@@ -209,7 +209,7 @@ def exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | No
     return gone, close
 
 
-async def _gone(pids: list[int], timeout_s: float) -> None:
+async def wait_gone(pids: list[int], timeout_s: float) -> None:
     """Wait until each of ``pids`` has exited (sent SIGKILL, a process still takes a moment to
     go), for at most ``timeout_s``."""
     watches = [watch for watch in map(exit_watch, pids) if watch is not None]
@@ -496,7 +496,7 @@ class WorkerHost:
             # the server. Killed as a group while the server is unreaped, so that its pid, the
             # group's id, cannot have gone to another process.
             process_control.kill_group(process.pid)
-            await _gone(process_control.group_members(process.pid), _GROUP_END_S)
+            await wait_gone(process_control.group_members(process.pid), _GROUP_END_S)
             await asyncio.to_thread(process.wait)
 
     async def close(self) -> None:
