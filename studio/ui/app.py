@@ -25,6 +25,7 @@ QT_FREE_MODULES = (
     "studio.core.expectations.matrix",
     "studio.core.expectations.model",
     "studio.core.invocation.source_section",
+    "studio.core.json.reindent",
     "studio.core.model_warmup",
     "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.targets",

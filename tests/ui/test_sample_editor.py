@@ -561,28 +561,104 @@ def test_a_five_megabyte_sample_is_shown_at_once_opens_edits_and_saves_back_unch
     assert path.read_bytes() == original
 
 
-def test_a_minified_sample_of_one_long_line_opens(
+def minified_sample(messages: int) -> tuple[dict[str, Any], str]:
+    """A captured request as a provider's client sends it: no line breaks at all."""
+    rows = [{"role": "user", "content": f"message {k} " + "x" * 200} for k in range(messages)]
+    document = {"request": {"system": "s", "messages": rows, "tools": [], "options": {}}}
+    return document, json.dumps(document, separators=(",", ":"))
+
+
+def write_sample(editor: SampleEditor, workspace: Path, name: str, data: bytes) -> Path:
+    path = workspace / "samples" / f"{name}.json"
+    path.write_bytes(data)
+    editor.on_files_changed({str(workspace / "samples")})
+    return path
+
+
+def test_a_minified_sample_is_shown_indented_and_its_file_left_as_it_is(
     qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
 ):
-    # A captured request as a provider's client sends it: no line breaks at all.
-    messages = [{"role": "user", "content": f"message {k} " + "x" * 200} for k in range(6000)]
-    document = {"request": {"system": "s", "messages": messages, "tools": [], "options": {}}}
-    text = json.dumps(document, separators=(",", ":"))
+    document, text = minified_sample(6000)
     assert "\n" not in text and len(text) > 2 * MOST_SLICE
-    path = sample_workspace / "samples" / "minified.json"
-    path.write_text(text)
-    editor.on_files_changed({str(sample_workspace / "samples")})
+    path = write_sample(editor, sample_workspace, "minified", text.encode())
+    open_sample(qtbot, editor, "minified")
+
+    shown = editor.editor.toPlainText()
+    assert shown == json.dumps(document, indent=2)
+    assert editor.editor.document().blockCount() == shown.count("\n") + 1
+    notice = editor.view.layout_notice
+    assert notice.isVisible()
+    assert notice.label.text().startswith(
+        f"samples/minified.json has a line of {len(text):,} characters. It is shown indented"
+    )
+    assert not editor.is_modified()
+    assert editor.view.status.text().startswith("✓")
+    assert path.read_text() == text
+
+    # Save writes what is shown, and the file is then as shown.
+    with qtbot.waitSignal(editor.sample_saved, timeout=WAIT_MS):
+        assert editor.save()
+    assert path.read_text() == shown
+    assert notice.isHidden()
+
+
+def test_the_bar_over_a_minified_sample_closes_with_ok(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    _, text = minified_sample(1000)
+    path = write_sample(editor, sample_workspace, "minified", text.encode())
+    open_sample(qtbot, editor, "minified")
+    notice = editor.view.layout_notice
+    assert notice.isVisible()
+    notice.ok_button.click()
+    assert notice.isHidden()
+    assert editor.editor.document().blockCount() > 1000
+    assert path.read_text() == text
+
+
+def test_a_minified_sample_can_be_shown_as_written(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    _, text = minified_sample(1000)
+    write_sample(editor, sample_workspace, "minified", text.encode())
+    open_sample(qtbot, editor, "minified")
+    assert editor.editor.document().blockCount() > 1000
+
     opened: list[str] = []
     editor.sample_opened.connect(opened.append)
     slices: list[object] = []
     editor.samples._filler.progressed.connect(slices.append)
-    editor.select_sample("minified")
+    editor.view.layout_notice.as_written_button.click()
     qtbot.waitUntil(lambda: opened == ["minified"], timeout=WAIT_MS)
     assert editor.editor.toPlainText() == text
     assert editor.editor.document().blockCount() == 1
     # In one piece: a line laid out again for each slice added to it took minutes at 5 MB.
     assert slices == []
+    assert editor.view.layout_notice.isHidden()
     assert not editor.is_modified()
+
+
+def test_a_long_line_that_is_not_json_is_shown_as_written(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    _, text = minified_sample(1000)
+    broken = text[:-1]  # the last brace is missing: no layout of it is safe to change
+    write_sample(editor, sample_workspace, "broken", broken.encode())
+    open_sample(qtbot, editor, "broken")
+    assert editor.editor.toPlainText() == broken
+    assert editor.view.layout_notice.isHidden()
+    assert problem_rows(editor)
+
+
+def test_a_sample_with_short_lines_is_shown_as_written(
+    qtbot: QtBot, editor: SampleEditor, sample_workspace: Path
+):
+    document, _ = minified_sample(1000)
+    text = json.dumps(document, indent=4) + "\n"
+    write_sample(editor, sample_workspace, "wide", text.encode())
+    open_sample(qtbot, editor, "wide")
+    assert editor.editor.toPlainText() == text
+    assert editor.view.layout_notice.isHidden()
 
 
 @pytest.mark.parametrize(

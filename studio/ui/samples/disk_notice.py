@@ -3,30 +3,20 @@ and offers to reload the file or keep the edits."""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QWidget
+
+from studio.ui.samples.notice_bar import NoticeBar
 
 
-class DiskNotice(QFrame):
+class DiskNotice(NoticeBar):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("sampleNotice")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAutoFillBackground(True)
-        self.label = QLabel()
-        self.label.setWordWrap(True)
-        self.reload_button = QToolButton()
-        self.reload_button.setText("Reload from disk")
-        self.reload_button.setToolTip("Discard your edits and show the file as it is now")
-        self.keep_button = QToolButton()
-        self.keep_button.setText("Keep my edits")
-        self.keep_button.setToolTip("Keep editing; saving replaces the file on disk")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.reload_button)
-        layout.addWidget(self.keep_button)
-        self.hide()
+        super().__init__("sampleNotice", parent)
+        self.reload_button = self.add_button(
+            "Reload from disk", "Discard your edits and show the file as it is now"
+        )
+        self.keep_button = self.add_button(
+            "Keep my edits", "Keep editing; saving replaces the file on disk"
+        )
 
     def show_notice(self, where: str, kind: str) -> None:
         """Say that the file ``where`` was ``"deleted"`` or ``"changed"`` outside the studio."""
@@ -42,14 +32,3 @@ class DiskNotice(QFrame):
             self.reload_button.show()
             self.keep_button.setText("Keep my edits")
         self.show()
-
-    def set_colours(self, window: QColor, warning: QColor) -> None:
-        """A background of ``window`` tinted with a fifth of ``warning``."""
-        palette = self.palette()
-        mixed = QColor(
-            (window.red() * 4 + warning.red()) // 5,
-            (window.green() * 4 + warning.green()) // 5,
-            (window.blue() * 4 + warning.blue()) // 5,
-        )
-        palette.setColor(QPalette.ColorRole.Window, mixed)
-        self.setPalette(palette)

@@ -49,6 +49,11 @@ class OpenSample:
     failed: str | None = None  # why it could not be opened
     saving: bool = False
     loading: bool = False  # its text is still going into the editor
+    # Its file has a line too long to lay out quickly, of this many characters: it is shown
+    # indented instead (0: shown as written).
+    laid_out_from: int = 0
+    as_written: bool = False  # the user asked for the file's own layout, however slow
+    layout_seen: bool = False  # the user closed the bar that says it is shown indented
 
     @property
     def document(self) -> QTextDocument | None:

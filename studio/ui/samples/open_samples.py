@@ -31,6 +31,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from studio.core.json.locate import parse_json_in_pieces
+from studio.core.json.reindent import LONG_LINE, longest_line, reindent
 from studio.core.workspace.sample_check import (
     Problem,
     SampleCheck,
@@ -85,13 +86,24 @@ def _save_pieces(path: Path, pieces: list[str], crlf: bool, keep_document: bool)
     return save_sample_text(path, joined_text(pieces), crlf, keep_document)
 
 
-def _read(path: Path, keep_document: bool) -> SampleText:
-    """The sample file's text; checked too when it goes into the editor at once."""
+def _read(path: Path, keep_document: bool, as_written: bool) -> tuple[SampleText, int]:
+    """The sample file's text, checked too when it goes into the editor at once; and the length
+    of its longest line when that line was too long to show as written and the text was laid out
+    again (0 when it is shown as written: ``as_written``, or no line is that long)."""
     read = read_sample_file(path)
+    longest = 0
+    if not as_written and len(read.text) > LONG_LINE:
+        longest = longest_line(read.text)
+        indented = reindent(read.text) if longest > LONG_LINE else None
+        if indented is None:
+            longest = 0
+        else:
+            lines = indented.count("\n") + 1
+            read = SampleText(indented, read.crlf, read.stamp, read.digest, lines)
     if len(read.text) > FILL_SLICE:
-        return read
+        return read, longest
     check = _check(read.text, keep_document or not is_large(read.text, read.lines))
-    return LoadedSample(read.text, read.crlf, read.stamp, read.digest, read.lines, check)
+    return LoadedSample(read.text, read.crlf, read.stamp, read.digest, read.lines, check), longest
 
 
 def _cancel_all(jobs: set[Job]) -> None:
@@ -147,6 +159,8 @@ class OpenSamples(QObject):
         view.tabs.currentChanged.connect(self._on_tab_changed)
         view.notice.reload_button.clicked.connect(self._on_reload_clicked)
         view.notice.keep_button.clicked.connect(self._on_keep_clicked)
+        view.layout_notice.as_written_button.clicked.connect(self._on_as_written_clicked)
+        view.layout_notice.ok_button.clicked.connect(self._on_layout_seen)
         view.theme_changed.connect(self._on_theme_changed)
         self._update_actions()
 
@@ -289,6 +303,7 @@ class OpenSamples(QObject):
             _read,
             opened.path,
             self.view.structure_shown(),
+            opened.as_written,
         )
 
     def _on_loaded(
@@ -297,12 +312,12 @@ class OpenSamples(QObject):
         opened: OpenSample,
         keep_view: tuple[int, int] | None,
         discard: bool,
-        loaded: SampleText | None,
+        read: tuple[SampleText, int] | None,
         error: Any,
     ) -> None:
         if serial != self._load_serial or opened is not self._current:
             return
-        if error is not None or loaded is None:
+        if error is not None or read is None:
             opened.failed = str(error) if isinstance(error, SampleReadError) else repr(error)
             if opened.view is None:
                 self.show_nothing(opened.failed, keep_current=True)
@@ -314,6 +329,7 @@ class OpenSamples(QObject):
             opened.notice = "changed"
             self._show_notice(opened)
             return
+        loaded, opened.laid_out_from = read
         opened.failed = None
         if opened.view is not None:
             self._text_read.cancel()
@@ -497,6 +513,8 @@ class OpenSamples(QObject):
 
     def _show_notice(self, opened: OpenSample) -> None:
         self.view.show_notice(opened.where, opened.notice)
+        laid_out = 0 if opened.layout_seen else opened.laid_out_from
+        self.view.show_layout_notice(opened.where, laid_out)
 
     def _on_reload_clicked(self) -> None:
         opened = self._current
@@ -505,6 +523,21 @@ class OpenSamples(QObject):
         opened.notice = None
         self.view.notice.hide()
         self._load(opened, keep_view=self._view_place(), discard=True)
+
+    def _on_as_written_clicked(self) -> None:
+        """Show the file's own layout, its long line as it is (slow to lay out)."""
+        opened = self._current
+        if opened is None or opened.modified:
+            return
+        opened.as_written = True
+        opened.laid_out_from = 0
+        self.view.show_layout_notice(opened.where, 0)
+        self._load(opened, discard=True)
+
+    def _on_layout_seen(self) -> None:
+        if self._current is not None:
+            self._current.layout_seen = True
+        self.view.show_layout_notice("", 0)
 
     def _on_keep_clicked(self) -> None:
         if self._current is not None:
@@ -721,12 +754,14 @@ class OpenSamples(QObject):
         opened.stamp = saved.stamp
         opened.digest = saved.digest
         opened.notice = None
+        opened.laid_out_from = 0  # the file is laid out as shown now
         document = opened.document
         if document is not None and document.revision() == revision:
             document.setModified(False)
             self._set_check(opened, check, revision)
         if opened is self._current:
             self.view.notice.hide()
+            self.view.show_layout_notice(opened.where, 0)
             if opened.checked_revision == revision:
                 self._show_check(opened)
         if opened is not self._current and document is not None and not document.isModified():

@@ -25,6 +25,7 @@ from studio.core.workspace.sample_check import Problem, SampleCheck
 from studio.ui.json_highlighter import json_theme
 from studio.ui.samples.disk_notice import DiskNotice
 from studio.ui.samples.json_text_edit import JsonTextEdit, jump_mark, problem_marks, span
+from studio.ui.samples.layout_notice import LayoutNotice
 from studio.ui.samples.problems import ProblemList
 from studio.ui.samples.structure_model import StructureView
 
@@ -69,6 +70,7 @@ class SampleView(QWidget):
         header.addWidget(self.save_button)
 
         self.notice = DiskNotice()
+        self.layout_notice = LayoutNotice()
 
         # One editor per open sample: switching samples shows another editor instead of swapping
         # documents, which would lay a large text out again on the GUI thread.
@@ -106,6 +108,7 @@ class SampleView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(header)
         layout.addWidget(self.notice)
+        layout.addWidget(self.layout_notice)
         layout.addWidget(self.vertical, 1)
         layout.addLayout(status_row)
         self._apply_theme_to_widgets()
@@ -152,6 +155,7 @@ class SampleView(QWidget):
         self.problems.clear()
         self.structure.clear()
         self.notice.hide()
+        self.layout_notice.hide()
         self.position.setText("")
 
     def show_title(
@@ -219,6 +223,14 @@ class SampleView(QWidget):
         else:
             self.notice.show_notice(where, kind)
 
+    def show_layout_notice(self, where: str, longest: int) -> None:
+        """Say that ``where`` is shown indented, its longest line having ``longest`` characters;
+        0 hides the bar."""
+        if longest:
+            self.layout_notice.show_notice(where, longest)
+        else:
+            self.layout_notice.hide()
+
     def show_position(self, active: bool) -> None:
         """The cursor's line and column (in characters), while a sample is in the editor."""
         cursor = self.editor.textCursor()
@@ -243,7 +255,9 @@ class SampleView(QWidget):
 
     # ---- colours ---------------------------------------------------------------------------------
     def _apply_theme_to_widgets(self) -> None:
-        self.notice.set_colours(self.palette().color(QPalette.ColorRole.Window), self.theme.warning)
+        window = self.palette().color(QPalette.ColorRole.Window)
+        self.notice.set_colours(window, self.theme.warning)
+        self.layout_notice.set_colours(window, self.palette().color(QPalette.ColorRole.Highlight))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
