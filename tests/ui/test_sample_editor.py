@@ -498,6 +498,14 @@ def test_a_large_sample_is_coloured_where_seen_and_its_structure_read_when_shown
     editor.view.structure.model.fetchMore(messages_row)
     assert editor.view.structure.model.rowCount(messages_row) == fetched + StructureModel.BATCH
 
+    # Going to a value reads the large text a piece at a time, then finds the value.
+    editor.view.tabs.setCurrentIndex(0)
+    line = next(
+        k for k, row in enumerate(text.splitlines()) if row.endswith('"content": "message 1200"')
+    )
+    editor.samples.jump_to("/request/messages/1200/content")
+    qtbot.waitUntil(lambda: editor.editor.textCursor().blockNumber() == line, timeout=WAIT_MS)
+
 
 def five_megabyte_sample() -> str:
     """A pre-LLM sample of just over 5 MB, pretty-printed, with non-ASCII text (accents, CJK and

@@ -82,6 +82,14 @@ def _check_pieces(pieces: list[str], keep_document: bool) -> SampleCheck:
     return _check(joined_text(pieces), keep_document)
 
 
+def _locate_in_pieces(pieces: list[str], where: str) -> tuple[int, int, int, int, bool] | None:
+    return locate_pointer(joined_text(pieces), where)
+
+
+def _parse_pieces(pieces: list[str]) -> Any:
+    return parse_json_in_pieces(joined_text(pieces))
+
+
 def _save_pieces(path: Path, pieces: list[str], crlf: bool, keep_document: bool) -> SavedSample:
     return save_sample_text(path, joined_text(pieces), crlf, keep_document)
 
@@ -143,6 +151,12 @@ class OpenSamples(QObject):
         self._check_timer.timeout.connect(self._start_check)
         self._text_read = TextRead(self)
         self._text_read.done.connect(self._check_read)
+        # A large document's text, for a jump to a value (to this pointer) or for its structure.
+        self._jump_read = TextRead(self)
+        self._jump_read.done.connect(self._jump_text_read)
+        self._jump_pointer = ""
+        self._structure_read = TextRead(self)
+        self._structure_read.done.connect(self._structure_text_read)
         self._save_read = TextRead(self)
         self._save_read.done.connect(self._save_text_read)
         self._saving_read: OpenSample | None = None  # the sample whose text is read for a save
@@ -333,6 +347,7 @@ class OpenSamples(QObject):
         opened.failed = None
         if opened.view is not None:
             self._text_read.cancel()
+            self._cancel_lookup_reads()
             self._stop_save_read(opened)
             self.view.drop_text_edit(opened.view)
         # The new editor is on screen from the start and the text streams into it, a slice per
@@ -402,6 +417,7 @@ class OpenSamples(QObject):
         self._cancel_fill()
         self._check_timer.stop()
         self._text_read.cancel()
+        self._cancel_lookup_reads()
         opened = self._current
         self._current = None
         if opened is None:
@@ -615,14 +631,26 @@ class OpenSamples(QObject):
         opened = self._current
         if opened is None or opened.document is None:
             return
+        if opened.large:
+            self._jump_pointer = where
+            self._jump_read.start(opened.document)  # then _jump_text_read
+            return
+        then = partial(self._on_located, opened, opened.document.revision(), where)
         text = text_of(opened.document)
         if len(text) <= FILL_SLICE:
-            place = locate_pointer(text, where)
-            self._on_located(opened, opened.document.revision(), where, place, None)
+            then(locate_pointer(text, where), None)
         else:
-            revision = opened.document.revision()
-            then = partial(self._on_located, opened, revision, where)
             self._submit(then, locate_pointer, text, where)
+
+    def _jump_text_read(self, revision: int, pieces: list[str]) -> None:
+        opened, where = self._current, self._jump_pointer
+        if opened is not None:
+            then = partial(self._on_located, opened, revision, where)
+            self._submit(then, _locate_in_pieces, pieces, where)
+
+    def _cancel_lookup_reads(self) -> None:
+        self._jump_read.cancel()
+        self._structure_read.cancel()
 
     def _on_located(
         self,
@@ -668,8 +696,12 @@ class OpenSamples(QObject):
             and opened.check.valid_json
         ):
             # A large document's structure is read again when it is shown (see _set_check).
-            self._submit(partial(self._on_parsed, opened), parse_json_in_pieces, text_of(document))
             self.view.structure.clear("Reading the structure…")
+            if opened.large:
+                self._structure_read.start(document)  # then _structure_text_read
+            else:
+                then = partial(self._on_parsed, opened)
+                self._submit(then, parse_json_in_pieces, text_of(document))
             return
         if opened is None or opened.shown_document is None:
             self.view.structure.clear(
@@ -681,6 +713,10 @@ class OpenSamples(QObject):
             sample_outline(opened.shown_contract, opened.shown_document),
             "The text is not JSON right now: this is its last valid version." if stale else None,
         )
+
+    def _structure_text_read(self, _revision: int, pieces: list[str]) -> None:
+        if self._current is not None:
+            self._submit(partial(self._on_parsed, self._current), _parse_pieces, pieces)
 
     def _on_parsed(self, opened: OpenSample, document: Any, _error: BaseException | None) -> None:
         if document is None or opened is not self._current or not self.view.structure_shown():
