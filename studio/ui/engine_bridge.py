@@ -146,6 +146,8 @@ class RunJob(_Delivery):
         self.group = group
         self.started_at = time.monotonic()
         self.handle: RunHandle | None = None
+        self.write_hold: int | None = None
+        """The hold on the record writes taken for this run (see ``hold_writes``), if any."""
         self.outcome: RunOutcome | None = None
         self.error: TurnError | None = None
 
@@ -275,16 +277,16 @@ class EngineBridge(QObject):
         self._schedule(go()).add_done_callback(lambda f: self._on_run_done(job, f))
         return job
 
-    def hold_writes(self) -> None:
+    def hold_writes(self) -> int | None:
         """Keep the records of the runs that end from now on from being written until
-        :meth:`release_writes` (a couple of seconds at most): the window shows a large result
-        meanwhile, and the write would share the interpreter with it."""
-        if self._store is not None:
-            self._store.hold_writes()
+        :meth:`release_writes` of the number returned (a couple of seconds at most): the window
+        shows a large result meanwhile, and the write would share the interpreter with it.
+        None when there is no record store."""
+        return None if self._store is None else self._store.hold_writes()
 
-    def release_writes(self) -> None:
-        if self._store is not None:
-            self._store.release_writes()
+    def release_writes(self, hold: int | None) -> None:
+        if self._store is not None and hold is not None:
+            self._store.release_writes(hold)
 
     def _stop_run(self, job: RunJob) -> None:
         # The handle is made and used on the engine thread only.

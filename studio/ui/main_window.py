@@ -155,6 +155,7 @@ class MainWindow(QMainWindow):
         self._groups: dict[int, list[tuple[str, Any]]] = {}
         self._group_sizes: dict[int, int] = {}
         self._next_group = 1
+        self._shown_holds: list[int] = []
         self._closing = False
         self._save_job: Job | None = None
         self._conflict: HookConflictDialog | None = None
@@ -1429,11 +1430,12 @@ class MainWindow(QMainWindow):
     ) -> RunJob:
         """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
         its file's content) and show how it ends."""
-        if group is None:  # its result is shown: its record waits for that (_release_records)
-            self.bridge.hold_writes()
+        # Its result is shown: its record waits for that (_release_records).
+        hold = self.bridge.hold_writes() if group is None else None
         job = self.bridge.start_run(
             sample, loop, hook, group=group, hook_config=hook_config, document=document
         )
+        job.write_hold = hold
         job.finished.connect(partial(self._on_run_finished, job))
         job.failed.connect(partial(self._on_run_failed, job))
         self._on_run_started(job)
@@ -1554,6 +1556,8 @@ class MainWindow(QMainWindow):
                 del self._groups[job.group]
         else:
             self.results.show_outcome(outcome)
+        if job.write_hold is not None:
+            self._shown_holds.append(job.write_hold)
         if self.results.diff_ready:  # else once the diff is in (diff_shown)
             self._release_records()
         # On the next turn of the event loop: the window handles input and paints between
@@ -1562,8 +1566,11 @@ class MainWindow(QMainWindow):
         self.run_finished.emit(outcome)
 
     def _release_records(self) -> None:
-        """Write the records held since the run began, once its result has been painted."""
-        QTimer.singleShot(RECORDS_AFTER_SHOWN_MS, self.bridge.release_writes)
+        """Write the records held since the runs on show began, once their result has been
+        painted (a run started since keeps its own hold)."""
+        holds, self._shown_holds = self._shown_holds, []
+        for hold in holds:
+            QTimer.singleShot(RECORDS_AFTER_SHOWN_MS, partial(self.bridge.release_writes, hold))
 
     def _on_targets_replaced(self, count: int) -> None:
         others = "the other target was" if count == 1 else f"the {count} other targets were"

@@ -9,7 +9,7 @@ diff compares, ``result_diff_rows`` builds the rows, ``result_diff_model`` shows
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.pre_llm.diff import RequestDiff, diff_text
+from studio.ui.after_paint import after_pending_paint
 from studio.ui.diff_cache import DiffCache as DiffCache
 from studio.ui.engine_bridge import Job
 from studio.ui.result_diff_detail import MISSING, SideText, row_values
@@ -96,8 +97,9 @@ class RequestDiffView(QWidget):
     # ---- content ------------------------------------------------------------------------
     def show_diff(self, cache: DiffCache, key: str, sides: DiffSides) -> None:
         """Show the diff of ``sides`` (known in ``cache`` as ``key``); the rows appear when it
-        is ready. It is asked for once the caller's own work is done: a diff thread holding the
-        interpreter lock would slow every call the views make into Python meanwhile."""
+        is ready. It is asked for once the caller's own work is done and painted: a diff thread
+        holding the interpreter lock would slow every call the views and the paint make into
+        Python meanwhile."""
         self._cache, self._key, self._job = cache, key, None
         self.diff = None
         self.sides = sides
@@ -105,7 +107,7 @@ class RequestDiffView(QWidget):
         self.problems_label.hide()
         self.model.set_root(DiffRow("same", "", ""))
         self._clear_detail()
-        QTimer.singleShot(0, self._ask_for_diff)
+        after_pending_paint(self, self._ask_for_diff)
 
     def _ask_for_diff(self) -> None:
         if self._cache is None or self._key is None or self.sides is None:

@@ -11,6 +11,7 @@ import pytest
 from studio.core.app_settings import AppSettings
 from studio.core.records import pending_writes
 from studio.core.records.store import store_path
+from studio.ui import main_window
 from studio.ui.main_window import MainWindow
 from tests.ui.test_records_view import run_ids
 
@@ -54,3 +55,32 @@ def test_the_record_of_a_shown_run_is_written_once_its_diff_is_shown(
     qtbot.waitUntil(lambda: window.results.diff_ready, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: stored_runs(sample_workspace) == [outcome.run_id], timeout=WAIT_MS)
     qtbot.waitUntil(lambda: run_ids(window.records) == [outcome.run_id], timeout=WAIT_MS)
+
+
+def test_a_run_started_as_another_is_shown_keeps_its_record_until_its_own_diff_is_shown(
+    qtbot, window, sample_workspace, monkeypatch
+):
+    # The first run's records go on the next turn of the event loop once its diff is shown:
+    # surely before the second run, started right then, ends.
+    monkeypatch.setattr(main_window, "RECORDS_AFTER_SHOWN_MS", 0)
+    window.sample_box.setCurrentText("support-ticket")
+    shown: list[tuple[str, list[str]]] = []
+
+    def on_diff_shown() -> None:
+        outcome = window.results.run.outcome
+        assert outcome is not None
+        shown.append((outcome.run_id, stored_runs(sample_workspace)))
+        if len(shown) == 1:
+            window.run_selected()
+
+    window.results.run.diff_shown.connect(on_diff_shown)
+    window.run_selected()
+    qtbot.waitUntil(lambda: len(shown) == 2, timeout=WAIT_MS)
+    (first, stored_at_first), (second, stored_at_second) = shown
+    assert first != second
+    assert stored_at_first == []
+    assert second not in stored_at_second
+    qtbot.waitUntil(
+        lambda: sorted(stored_runs(sample_workspace)) == sorted([first, second]),
+        timeout=WAIT_MS,
+    )

@@ -644,17 +644,17 @@ class RecordStore:
     def flush(self) -> None:
         """Return once every record handed to :meth:`add_later` so far is written (held ones
         are let go)."""
-        self._pending.release()
+        self._pending.let_go()
         self._pending.wait()
 
-    def hold_writes(self) -> None:
+    def hold_writes(self) -> int:
         """Keep the records handed over from now on from being written until
-        :meth:`release_writes` (at most a couple of seconds each; see ``pending_writes``); the
-        reads meanwhile wait for them as for any write."""
-        self._pending.hold()
+        :meth:`release_writes` of the number returned (at most a couple of seconds each; see
+        ``pending_writes``); the reads meanwhile wait for them as for any write."""
+        return self._pending.hold()
 
-    def release_writes(self) -> None:
-        self._pending.release()
+    def release_writes(self, hold: int) -> None:
+        self._pending.release(hold)
 
     def replaced(self) -> bool:
         """Whether the database file was deleted or replaced since it was opened; the next

@@ -1,6 +1,7 @@
 """Record writes held back while a window shows a run: none starts before the release (or
-before the longest hold has passed), they are written in the order handed over, and nothing that
-needs them all (a flush, a close) waits for the release."""
+before the longest hold has passed), they are written in the order handed over, each waits only
+for the holds in force when it was handed over, and nothing that needs them all (a flush, a
+close) waits for the release."""
 
 from __future__ import annotations
 
@@ -35,12 +36,12 @@ def store(tmp_path: Path):
 
 
 def test_a_held_write_waits_for_the_release_then_writes_in_order(store):
-    store.hold_writes()
+    hold = store.hold_writes()
     first, second = run(1_700_000_000.0), run(1_700_000_001.0)
     written = [store.add_later(first), store.add_later(second)]
     done, _ = wait(written, timeout=0.3)
     assert not done
-    store.release_writes()
+    store.release_writes(hold)
     for future in written:
         assert future.result(timeout=10) is None
     assert [r.run_id for r in store.list()] == [second.run_id, first.run_id]
@@ -77,9 +78,44 @@ def test_closing_writes_what_is_held(tmp_path):
 
 
 def test_writes_after_a_release_are_not_held(store):
-    store.hold_writes()
-    store.release_writes()
+    store.release_writes(store.hold_writes())
     assert store.add_later(run(1_700_000_000.0)).result(timeout=10) is None
+
+
+def test_a_hold_taken_later_does_not_keep_back_an_earlier_write(store):
+    # The run on show is written once it is painted, while the next run is already going.
+    shown = store.hold_writes()
+    earlier = store.add_later(run(1_700_000_000.0))
+    next_run = store.hold_writes()
+    store.release_writes(shown)
+    assert earlier.result(timeout=10) is None
+    later = store.add_later(run(1_700_000_001.0))
+    done, _ = wait([later], timeout=0.3)
+    assert not done
+    store.release_writes(next_run)
+    assert later.result(timeout=10) is None
+    assert len(store.list()) == 2
+
+
+def test_releasing_one_hold_leaves_the_others(store):
+    first = store.hold_writes()
+    second = store.hold_writes()
+    store.release_writes(first)
+    written = store.add_later(run(1_700_000_000.0))
+    done, _ = wait([written], timeout=0.3)
+    assert not done
+    store.release_writes(second)
+    assert written.result(timeout=10) is None
+
+
+def test_a_flush_leaves_later_writes_held(store):
+    hold = store.hold_writes()
+    store.flush()
+    written = store.add_later(run(1_700_000_000.0))
+    done, _ = wait([written], timeout=0.3)
+    assert not done
+    store.release_writes(hold)
+    assert written.result(timeout=10) is None
 
 
 def test_clearing_payloads_clears_those_of_runs_still_held(store):
