@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextvars
 import os
 import sys
 import time
@@ -35,8 +34,6 @@ from studio.engine.sandbox import SandboxPlan
 from studio.engine.worker_host import PACKAGE_ROOT
 from studio.engine.worker_protocol import WorkerLimits
 
-_current_handle: contextvars.ContextVar[RunHandle] = contextvars.ContextVar("run_handle")
-
 
 class RunHandle:
     """A run in progress: cancel it at any moment; its outcome says it was cancelled."""
@@ -53,6 +50,14 @@ class RunHandle:
         self.cancelled = True
         if self.worker is not None and not self.worker.done():
             self.worker.cancel()
+
+    def hook_started(self) -> None:
+        """From now until :meth:`hook_ended`, a cancel cancels the run's task where it waits
+        for the hook (the run goes on with its outcome saying so)."""
+        self.worker = asyncio.current_task()
+
+    def hook_ended(self) -> None:
+        self.worker = None
 
     async def outcome(self) -> RunOutcome:
         assert self.task is not None
@@ -218,9 +223,9 @@ class Runner:
         hook_config: dict[str, Any] | None = None,
         document: dict[str, Any] | None = None,
     ) -> RunOutcome:
-        return await self.start(
-            sample_name, loop=loop, hook=hook, hook_config=hook_config, document=document
-        ).outcome()
+        # In the caller's task: a task of its own would cost the run two turns of the loop,
+        # one to start and one to hand its outcome over. Cancelling the caller cancels the run.
+        return await self._run(RunHandle(), sample_name, loop, hook, hook_config, document)
 
     async def _run(
         self,
@@ -231,7 +236,6 @@ class Runner:
         hook_config: dict[str, Any] | None = None,
         document: dict[str, Any] | None = None,
     ) -> RunOutcome:
-        _current_handle.set(handle)
         started = time.perf_counter()
         ran_on: dict[str, Any] | None = None
         try:
@@ -315,9 +319,11 @@ class Runner:
             in_pieces=self.cooperative,
             is_cancelled=lambda: handle.cancelled,
         )
-        return await contract.run(job, partial(self._call_hook, settings))
+        return await contract.run(job, partial(self._call_hook, settings, handle))
 
-    async def _call_hook(self, settings: StudioSettings, call: HookCall) -> HookReply:
+    async def _call_hook(
+        self, settings: StudioSettings, handle: RunHandle, call: HookCall
+    ) -> HookReply:
         """Run one hook call in a fresh worker of its source's runtime."""
         hook, loop = call.hook, call.loop
         ref = parse_source_ref(call.source.strip())
@@ -358,20 +364,23 @@ class Runner:
                 )
             )
         runtime = await self._runtime(kind, settings)
-        handle = _current_handle.get()
         if handle.cancelled:
             raise RunStopped(
                 turn_error("cancelled", "the run was cancelled before the hook started", hook=hook)
             )
-        task = asyncio.ensure_future(runtime.call(call, ref, WorkerLimits.of(settings.limits)))
-        handle.worker = task
+        handle.hook_started()
         try:
-            return await task
+            return await runtime.call(call, ref, WorkerLimits.of(settings.limits))
         except asyncio.CancelledError:
-            if not handle.cancelled:
+            task = asyncio.current_task()
+            if not handle.cancelled or task is None:
                 raise
+            # The cancel was the handle's, and is answered here: the run goes on to its outcome.
+            task.uncancel()
             raise RunStopped(
                 turn_error(
                     "cancelled", f"the run of `{hook.function}` was cancelled", hook=hook, loop=loop
                 )
             ) from None
+        finally:
+            handle.hook_ended()

@@ -8,6 +8,7 @@ Whatever happens, the worker and everything it started are gone when ``run`` ret
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import fcntl
 import itertools
@@ -105,9 +106,9 @@ class _Capture:
         self.done: asyncio.Future[None] = loop.create_future()
         self.on_closed: Callable[[], None] | None = None
         os.set_blocking(fd, False)
-        loop.add_reader(fd, self._on_readable)
+        loop.add_reader(fd, self.read_available)
 
-    def _on_readable(self) -> None:
+    def read_available(self) -> None:
         # A read that did not fill the buffer emptied the pipe: one more read finds its end
         # now, not on the loop's next turn.
         for _ in range(2):
@@ -237,25 +238,32 @@ def _holds_ok_frame(chunks: list[bytes]) -> bool:
     )
 
 
-def _answer(result: _Capture, outputs: tuple[_Capture, ...]) -> asyncio.Future[None]:
-    """A future set once the result channel and both output streams are closed with a complete
-    ok frame on the first; never set otherwise. Set by the read that closes the last of them,
-    not by a task that would take further turns of the loop to see it."""
-    answered: asyncio.Future[None] = result.loop.create_future()
+def _answer(result: _Capture, outputs: tuple[_Capture, ...], on_answer: Callable[[], None]) -> None:
+    """Call ``on_answer`` once the result channel and both output streams are closed with a
+    complete ok frame on the first; never otherwise. Called by the read that closes the last of
+    them, so that the run's own task is woken on the loop's next turn, not through a chain of
+    futures that each take one more. The worker closes them one right after the other: when
+    one is found closed, the others are read at once rather than on later turns."""
     captures = (result, *outputs)
+    reading = False
 
     def check() -> None:
-        if (
-            not answered.done()
-            and all(capture.done.done() for capture in captures)
-            and _holds_ok_frame(result.chunks)
-        ):
-            answered.set_result(None)
+        nonlocal reading
+        if reading:
+            return
+        reading = True
+        try:
+            for capture in captures:
+                if not capture.done.done():
+                    capture.read_available()
+        finally:
+            reading = False
+        if all(capture.done.done() for capture in captures) and _holds_ok_frame(result.chunks):
+            on_answer()
 
     for capture in captures:
         capture.on_closed = check
     check()
-    return answered
 
 
 def _with_spec(message: dict[str, Any], spec: bytes) -> bytes:
@@ -296,6 +304,8 @@ class WorkerHost:
         self._ready: asyncio.Future[int] | None = None
         self._pending: dict[str, _Pending] = {}
         self._ids = itertools.count(1)
+        self._unsent: collections.deque[bytes] = collections.deque()
+        """Messages for the fork server that it could not take yet, oldest first."""
         self._start_lock: asyncio.Lock | None = None
         self._spares = ReadySpares()
         """Ready spares the fork server handed over: calls go to them without the server."""
@@ -477,6 +487,9 @@ class WorkerHost:
         self._process, self._control, self._pump = None, None, None
         self._spares.clear()
         if control is not None:
+            if self._unsent:
+                self._unsent.clear()
+                asyncio.get_running_loop().remove_writer(control.fileno())
             if pump is not None:
                 asyncio.get_running_loop().remove_reader(control.fileno())
             with contextlib.suppress(OSError):
@@ -525,13 +538,9 @@ class WorkerHost:
         not begun) goes to the new one, once."""
         limits = limits or WorkerLimits()
         for _ in range(2):
-            # Only a hook run without the sandbox can reach the server to stop it.
-            if (
-                self._process is not None
-                and not self.sandbox_active
-                and process_control.stopped(self._process.pid)
-            ):
-                await self._replace_server()
+            # A server stopped by a hook run without the sandbox is not looked for before each
+            # call: a call the engine gives a held spare does not need it, and one it asks the
+            # server for finds it stopped when the acknowledgement is late (_acknowledged).
             if not self.running:
                 try:
                     await self.start()
@@ -601,11 +610,10 @@ class WorkerHost:
         stdout = _Capture(loop, out_r, limits.output_bytes, over("stdout"))
         stderr = _Capture(loop, err_r, limits.output_bytes, over("stderr"))
         captures = (result, stdout, stderr)
-        ending = loop.create_task(self._ended(pending, result, (stdout, stderr)))
         try:
             try:
                 await self._acknowledged(pending)
-                exit_event = await asyncio.wait_for(asyncio.shield(ending), timeout_s)
+                exit_event = await self._ended(pending, result, (stdout, stderr), timeout_s)
             except TimeoutError:
                 end("timeout")
                 exit_event = await self._await_exit(pending)
@@ -630,9 +638,6 @@ class WorkerHost:
                 # Something still holds a pipe open; the worker's group is ended regardless.
                 process_control.kill_tree(pending.pid)
         finally:
-            ending.cancel()
-            with contextlib.suppress(BaseException):
-                await ending
             feeder.close()
             for capture in captures:
                 capture.close()
@@ -645,39 +650,58 @@ class WorkerHost:
         return outcome
 
     async def _ended(
-        self, pending: _Pending, result: _Capture, outputs: tuple[_Capture, ...]
+        self, pending: _Pending, result: _Capture, outputs: tuple[_Capture, ...], timeout_s: float
     ) -> dict[str, Any]:
-        """Wait until the worker has answered or is gone. A complete ok frame with both output
-        streams closed is the answer: the processes' exit (and the sandbox's teardown) then
-        happens after the run, off its path. Otherwise the kernel says the worker is gone first
-        (a pidfd), and the fork server's report, which carries the exit status, is awaited only
-        when the worker did not leave a complete result, since only then does the status tell
-        the story."""
-        pid = await pending.spawned
-        answered = _answer(result, outputs)
-        watch = exit_watch(pid)
+        """Wait until the worker has answered or is gone; TimeoutError after ``timeout_s``. A
+        complete ok frame with both output streams closed is the answer: the processes' exit
+        (and the sandbox's teardown) then happens after the run, off its path. Otherwise the
+        kernel says the worker is gone first (a pidfd), and the fork server's report, which
+        carries the exit status, is awaited only when the worker did not leave a complete
+        result, since only then does the status tell the story."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        woken: asyncio.Future[bool] = loop.create_future()
+
+        def wake(answered: bool) -> None:
+            if not woken.done():
+                woken.set_result(answered)
+
+        def on_done(_: asyncio.Future[Any]) -> None:
+            wake(False)
+
+        _answer(result, outputs, lambda: wake(True))
+        watch = exit_watch(pending.spawned.result())
+        if watch is not None:
+            watch[0].add_done_callback(on_done)
+        pending.exited.add_done_callback(on_done)
+        timer = loop.call_at(deadline, wake, False)
         try:
-            # Futures of different results; wait() only says which is done.
-            either: set[asyncio.Future[Any]] = {answered, pending.exited}
-            if watch is not None:
-                either.add(watch[0])
-            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            answered = await woken
         finally:
-            answered.cancel()
+            timer.cancel()
+            pending.exited.remove_done_callback(on_done)
+            for capture in (result, *outputs):
+                capture.on_closed = None
             if watch is not None:
                 watch[1]()
-        if answered.done() and not answered.cancelled():
+        if answered:
             return {}
         if pending.exited.done():
             return pending.exited.result()
-        await result.done
+        if watch is None or not watch[0].done():
+            raise TimeoutError
+        async with asyncio.timeout_at(deadline):
+            await result.done
         if _holds_ok_frame(result.chunks):
             return {}
         # A call the engine gave a spare itself never waited for the server: a server frozen
         # since must not hold the run for ever, only cost it the status.
         try:
-            return await asyncio.wait_for(asyncio.shield(pending.exited), _EXIT_GRACE_S)
+            async with asyncio.timeout_at(min(deadline, loop.time() + _EXIT_GRACE_S)):
+                return await asyncio.shield(pending.exited)
         except TimeoutError:
+            if loop.time() >= deadline:
+                raise
             return {}
 
     async def _acknowledged(self, pending: _Pending) -> None:
@@ -736,26 +760,66 @@ class WorkerHost:
             return
         pending.pid = pid
         pending.spawned.set_result(pid)
-        took = _with_spec({"op": "took", "id": invocation, "pid": pid}, encoded)
-        # A server gone by now is found by the event pump, which fails the call as lost.
-        with contextlib.suppress(ForkServerUnavailable):
-            await self._send_with_fds(took, [])
+        # Not awaited: the call is under way without the server, whose word on it (the exit
+        # status) only matters when the worker leaves no result. A server that cannot take it
+        # now (stopped by a hook run without the sandbox, say) gets it when it can.
+        self._tell_server(_with_spec({"op": "took", "id": invocation, "pid": pid}, encoded))
+
+    def _tell_server(self, message: bytes) -> None:
+        """Send ``message`` to the fork server now, or, behind those still waiting, once it
+        can take them; never waits."""
+        control = self._control
+        if control is None:
+            return
+        self._unsent.append(message)
+        if len(self._unsent) == 1 and not self._send_unsent(control):
+            asyncio.get_running_loop().add_writer(control.fileno(), self._on_writable, control)
+
+    def _send_unsent(self, control: socket.socket) -> bool:
+        """Send what waits for the fork server; whether all of it went."""
+        while self._unsent:
+            try:
+                control.send(self._unsent[0])
+            except BlockingIOError:
+                return False
+            except OSError:
+                # A server gone by now is found by the event pump, which fails its calls as lost.
+                self._unsent.clear()
+                return True
+            self._unsent.popleft()
+        return True
+
+    def _on_writable(self, control: socket.socket) -> None:
+        if self._send_unsent(control):
+            asyncio.get_running_loop().remove_writer(control.fileno())
 
     async def _send_with_fds(self, message: bytes, fds: list[int]) -> None:
+        """Send ``message`` with ``fds`` (which the caller closes after) to the fork server,
+        after the messages still waiting for it. A server that cannot take it within
+        ``_STOPPED_CHECK_S`` and is stopped gets no more time: it is frozen."""
         control = self._control
         if control is None:
             raise ForkServerUnavailable("the worker fork server is not running")
         loop = asyncio.get_running_loop()
         while True:
-            try:
-                socket.send_fds(control, [message], fds)
-                return
-            except BlockingIOError:
-                writable = loop.create_future()
-                loop.add_writer(control.fileno(), writable.set_result, None)
+            if self._send_unsent(control):
                 try:
-                    await writable
-                finally:
+                    socket.send_fds(control, [message], fds)
+                    return
+                except BlockingIOError:
+                    pass
+                except OSError as exc:
+                    raise ForkServerUnavailable(f"the worker fork server is gone: {exc}") from exc
+            writable = loop.create_future()
+            loop.add_writer(control.fileno(), writable.set_result, None)
+            try:
+                await asyncio.wait_for(writable, _STOPPED_CHECK_S)
+            except TimeoutError:
+                process = self._process
+                if process is not None and process_control.stopped(process.pid):
+                    raise _Unanswered from None
+            finally:
+                if control.fileno() >= 0:
                     loop.remove_writer(control.fileno())
-            except OSError as exc:
-                raise ForkServerUnavailable(f"the worker fork server is gone: {exc}") from exc
+                    if self._unsent:
+                        loop.add_writer(control.fileno(), self._on_writable, control)

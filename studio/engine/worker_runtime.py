@@ -462,14 +462,18 @@ def _send_and_exit(envelope: list[bytes | str], status: int) -> NoReturn:
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     process_control.end_descendants()
+    try:
+        header = frame_header(sum(map(_byte_length, envelope)))
+    except MemoryError:
+        os._exit(70)
     # The run is complete once the result and both streams are closed. The streams go first
-    # (not with the process's memory, which the kernel takes apart later), so that the result,
-    # last, finds the engine with nothing else to wait for.
-    null = os.open(os.devnull, os.O_WRONLY)
+    # (not with the process's memory, which the kernel takes apart later), right before the
+    # result, so that the engine, woken by the first, finds the others done too.
+    null = _null if _null >= 0 else os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
     try:
-        _write_all(RESULT_FD, [frame_header(sum(map(_byte_length, envelope))), *envelope])
+        _write_all(RESULT_FD, [header, *envelope])
         os.close(RESULT_FD)
     except (OSError, MemoryError):  # no part of a large text is encoded before this point
         status = 70
@@ -478,6 +482,11 @@ def _send_and_exit(envelope: list[bytes | str], status: int) -> NoReturn:
 
 def _line_buffered(fd: int) -> Any:
     return open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+
+
+_null = -1
+"""The null device, opened ahead: the worker's streams are pointed at it as its result goes."""
+_NULL_FD_FROM = 20
 
 
 def become_spare(keep: list[int]) -> None:
@@ -495,6 +504,11 @@ def become_spare(keep: list[int]) -> None:
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, process_control.max_fd())
+    global _null
+    null = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    # Above the descriptors a call wires up, which would otherwise clobber it.
+    _null = fcntl.fcntl(null, fcntl.F_DUPFD_CLOEXEC, _NULL_FD_FROM)
+    os.close(null)
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stdout = _line_buffered(1)
     sys.stderr = _line_buffered(2)
