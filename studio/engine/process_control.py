@@ -108,14 +108,28 @@ _KILLED = 1 << (signal.SIGKILL - 1)
 _PF_EXITING = 0x4
 
 
+def _proc_file(pid: int, name: str) -> bytes:
+    fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+
+
+def _field(status: bytes, name: bytes) -> bytes:
+    """The value of line ``name:`` of a ``/proc`` status file."""
+    start = status.index(b"\n" + name + b":") + len(name) + 2
+    end = status.find(b"\n", start)
+    return status[start : end if end >= 0 else len(status)].strip()
+
+
 def _state(pid: int) -> tuple[bytes, int] | None:
     """The state letter of ``pid`` and the signals pending for it; None when it is unknown."""
     try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
-        state = fields[b"State"].split()[0]
-        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
-    except (OSError, KeyError, IndexError, ValueError):
+        status = _proc_file(pid, "status")
+        state = _field(status, b"State")[:1]
+        pending = int(_field(status, b"SigPnd"), 16) | int(_field(status, b"ShdPnd"), 16)
+    except (OSError, IndexError, ValueError):
         return None
     return state, pending
 
@@ -138,8 +152,7 @@ def stopped_or_ending(pid: int) -> bool:
     if state in (b"T", b"t", b"Z", b"X") or pending & (_STOPPING | _KILLED):
         return True
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            flags = int(f.read().rsplit(b")", 1)[1].split()[6])
+        flags = int(_proc_file(pid, "stat").rsplit(b")", 1)[1].split()[6])
     except (OSError, IndexError, ValueError):
         return True
     return bool(flags & _PF_EXITING)
