@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
-from studio.engine.worker_protocol import WorkerSpec, frame, frame_header
+from studio.engine.worker_protocol import (
+    WorkerSpec,
+    decode_message,
+    encode_message,
+    frame_header,
+)
 
 if TYPE_CHECKING:
     from studio.engine.hook_preparation import Prepared
@@ -516,15 +521,31 @@ def become_spare(keep: list[int]) -> None:
 
 
 def _rehearse() -> None:
-    payload = json.loads('{"request": {"system": "", "messages": [], "tools": []}, "loop": {}}')
+    """A call of a trivial hook through the worker's own code, its result written to the null
+    device: a process just forked copies each page of the fork server's objects it first
+    writes to (a reference count is enough), and a call that found them untouched took some
+    eighty such copies."""
+    spec = WorkerSpec.from_json(
+        decode_message(encode_message(WorkerSpec("rehearsal.py", "main", os.getcwd()).to_json()))
+    )
+    worker = _Worker(spec)
+    with deep_json():
+        payload = json.loads(
+            b'{"request": {"system": "", "messages": [], "tools": []}, "loop": {}}'
+        )
     code = compile("def main(payload):\n    return payload\n", "<rehearsal>", "exec")
-    namespace: dict[str, Any] = {}
-    exec(code, namespace)
-    value = namespace["main"](payload)
-    json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()
-    frame(b"{}")
+    module = ModuleType("rehearsal")
+    exec(code, module.__dict__)
+    argument = _argument(spec, payload)
+    value = worker.call(worker.function(module, spec.function, spec.source_path), argument)
+    worker.extra.update(_extra(argument))
+    envelope = _finish({"status": "ok", "extra": worker.extra}, _serialise_result(value))
+    pieces = [frame_header(sum(map(_byte_length, envelope))), *envelope]
+    if _null >= 0:
+        _write_all(_null, pieces)
     os.path.realpath(os.getcwd())
     process_control.children_of(os.getpid())
+    process_control.end_descendants()
 
 
 # A spare left waiting this long readies this much of the C heap for its call (it then holds
