@@ -76,15 +76,11 @@ class _Spare:
         self.channel.close()
 
 
-def _wait_as_spare(
-    channel: socket.socket, kept: tuple[str, ...] | None, hook: dict[str, Any] | None
-) -> NoReturn:
+def _wait_as_spare(channel: socket.socket, hook: dict[str, Any] | None) -> NoReturn:
     """A spare worker: isolated, with ``hook`` loaded if given, and idle until its one
     invocation arrives."""
     prepared = None
     try:
-        if kept is not None:
-            sandbox.enter_call(kept, [channel.fileno()])
         worker_runtime.become_spare([channel.fileno()])
         if hook is not None:
             try:
@@ -111,11 +107,9 @@ def _wait_as_spare(
     worker_runtime.enter_worker(spec, fds, prepared)
 
 
-def _worker_now(spec: WorkerSpec, fds: list[int], kept: tuple[str, ...] | None) -> NoReturn:
+def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
     """A worker forked on demand, when no spare is left."""
     try:
-        if kept is not None:
-            sandbox.enter_call(kept, fds)
         worker_runtime.become_spare(fds)
     except BaseException:
         os._exit(71)
@@ -131,8 +125,12 @@ class ForkServer:
     ) -> None:
         self.control = control
         self.state = state
-        # What a call's private /tmp must still show; None: calls get no sandbox.
-        self.kept = plan.kept if plan is not None and state.active else None
+        # Each call's sandbox; None: calls get none.
+        self.call = (
+            sandbox.CallSandbox.keeping(plan.kept) if plan is not None and state.active else None
+        )
+        self.status: dict[int, int] = {}
+        """The status pipe of each call sandbox's init, by its pid (see sandbox.fork_call)."""
         self.workers: dict[int, str] = {}
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_r, False)
@@ -214,7 +212,7 @@ class ForkServer:
             spec = WorkerSpec.from_json(message["spec"])
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
-                pid = self._fork(functools.partial(_worker_now, spec, fds, self.kept))
+                pid = self._fork(functools.partial(_worker_now, spec, fds))
             self._expect(message["spec"])
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
@@ -240,22 +238,23 @@ class ForkServer:
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
 
-    def _fork(self, child: Callable[[], NoReturn], *server_ends: socket.socket) -> int:
-        server = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            # Held here, the server's end of a spare's own channel would keep the spare waiting
-            # forever once the server is gone: it must see the channel close.
-            for end in server_ends:
-                end.close()
+    def _fork(self, child: Callable[[], NoReturn]) -> int:
+        """Make a process that runs ``child``: in a sandbox of its own when calls get one. It
+        closes every descriptor of this server's that it does not need (the server's end of a
+        spare's own channel, held there, would keep the spare waiting forever once the server
+        is gone) before it waits for anything."""
+        if self.call is not None:
+            made = sandbox.fork_call(self.call)
+            if made is not None:
+                self.status[made.pid] = made.status
+                return made.pid
+        else:
+            server = os.getpid()
+            pid = os.fork()
+            if pid:
+                return pid
             process_control.die_with_parent(server)
-            self.selector.close()
-            self.control.close()
-            os.close(self.wake_r)
-            for spare in [*self.spares, *self.handed.values()]:
-                spare.close()
-            child()
-        return pid
+        child()
 
     def _replenish(self) -> None:
         """Keep spare workers forked ahead of their invocations. A spare is as fresh as a worker
@@ -269,7 +268,7 @@ class ForkServer:
             loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, self.kept, loads), ours)
+                pid = self._fork(functools.partial(_wait_as_spare, theirs, loads))
             except OSError:
                 ours.close()
                 return
@@ -391,6 +390,7 @@ class ForkServer:
                 break
             if pid == 0:
                 break
+            status = self._hook_status(pid, status)
             lost = [spare for spare in self.spares if spare.pid == pid]
             for spare in lost:
                 self._forget(spare)
@@ -426,6 +426,12 @@ class ForkServer:
             for stray in strays:
                 with contextlib.suppress(ChildProcessError, OSError):
                     os.waitpid(stray, 0)
+                self._hook_status(stray, 0)
+
+    def _hook_status(self, pid: int, status: int) -> int:
+        """How the hook of ended process ``pid`` ended: its call sandbox's init says so."""
+        pipe = self.status.pop(pid, None)
+        return status if pipe is None else sandbox.hook_status(pipe, status)
 
 
 def _ended(status: int) -> dict[str, Any]:
@@ -438,15 +444,11 @@ def _ended(status: int) -> dict[str, Any]:
 def _try_a_call_sandbox(plan: sandbox.SandboxPlan) -> None:
     """Build one call's sandbox and leave it, so that a kernel that refuses a part of it is found
     now, not by every spare failing in turn."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            sandbox.enter_call(plan.kept)
-        except BaseException:
-            os._exit(1)
+    call = sandbox.fork_call(sandbox.CallSandbox.keeping(plan.kept))
+    if call is None:
         os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    _, status = os.waitpid(call.pid, 0)
+    if os.waitstatus_to_exitcode(sandbox.hook_status(call.status, status)) != 0:
         raise OSError("the kernel refused a PID namespace with its own /proc for a hook call")
 
 

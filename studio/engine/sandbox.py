@@ -6,9 +6,9 @@ the studio's state folder is an empty read-only directory (only the hook sources
 any, shown again), ``/dev`` holds only the harmless devices, and the network is a loopback of its
 own. Then every call gets a fresh PID, mount, IPC and UTS namespace of its own, made while its
 spare waits: a ``/proc`` that shows the hook's processes only, a private ``/tmp`` and
-``/dev/shm``, and no capabilities. The namespace's first process (its init) only waits; the hook
-runs as its child, and when the hook ends, the init ends and the kernel ends everything else the
-hook started.
+``/dev/shm``, and no capabilities. The namespace's first process (its init), which the fork
+server forks straight into the new namespaces, only waits; the hook runs as its child, and when
+the hook ends, the init ends and the kernel ends everything else the hook started.
 
 Where the kernel refuses (no unprivileged user namespaces, a container that masks ``/proc``),
 :func:`enter_workspace` says why and the studio runs hooks with process isolation alone.
@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import NoReturn
 
-from studio.engine import process_control
+from studio.engine import namespace_fork, process_control
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -75,6 +75,9 @@ _REFUSALS = {
     errno.EINVAL: "this kernel has no user namespaces",
     errno.ENOSYS: "namespaces need Linux",
 }
+
+UNFINISHED = 70
+"""The exit status of a call's process whose sandbox the kernel would not finish."""
 
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _STATVFS_FLAGS = (
@@ -325,6 +328,8 @@ def enter_workspace(plan: SandboxPlan) -> SandboxState:
     )
     if not plan.network:
         _loopback_up()
+    # Every call's /tmp is its own.
+    os.environ["TMPDIR"] = "/tmp"
     return SandboxState(True, network=plan.network, writable=refused)
 
 
@@ -349,57 +354,103 @@ def _drop_privileges() -> None:
     _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-def enter_call(kept: Iterable[str], close_in_helpers: Iterable[int] = ()) -> None:
-    """Called in a spare worker forked by a sandboxed fork server. Returns in the hook's own
-    process, the second of a fresh PID namespace; the two processes above it never return: they
-    hand the hook's exit status up, so the fork server sees the spare end as the hook did."""
-    closing = list(close_in_helpers)
-    kept = [os.path.realpath(path) for path in kept]
-    for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-    with contextlib.suppress(ValueError):
-        signal.set_wakeup_fd(-1)
-    assert _libc is not None
-    # No session of its own: the helper and the init stay in the process group of whoever
-    # started them (the fork server's, or the launcher's own), which is ended as a whole, so that
-    # one stopped before it took its death signal is ended all the same.
-    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    os.environ["TMPDIR"] = "/tmp"
-    _unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, "a PID namespace")
-    status_r, status_w = os.pipe()
-    helper = os.getpid()
-    init = os.fork()
+@dataclass(frozen=True)
+class CallSandbox:
+    """What every call of a workspace gets, worked out once: each private folder with the kept
+    paths below it that must stay visible there."""
+
+    private: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @classmethod
+    def keeping(cls, kept: Iterable[str]) -> CallSandbox:
+        real = [os.path.realpath(path) for path in kept]
+        return cls(tuple((folder, tuple(_below(folder, real))) for folder in ("/tmp", "/dev/shm")))
+
+
+@dataclass(frozen=True)
+class CallInit:
+    """A call's sandbox as its maker sees it: the namespace's first process, and the read end of
+    the pipe on which that process writes the hook's wait status as it ends."""
+
+    pid: int
+    status: int
+
+
+def fork_call(call: CallSandbox) -> CallInit | None:
+    """Fork a call's sandbox: a fresh PID, mount, IPC and UTS namespace whose first process (its
+    init, the maker's child) only waits, and the call's own process below it. Returns the init
+    in the maker; None in the call's process, the second of the namespace, with its own /proc,
+    /tmp and /dev/shm and no capabilities. Where the kernel refuses a part of it there, that
+    process ends with status :data:`UNFINISHED`."""
+    maker = os.getpid()
+    status_r, status_w = os.pipe2(os.O_NONBLOCK)
+    try:
+        init = namespace_fork.fork(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
+    except OSError as exc:
+        os.close(status_r)
+        os.close(status_w)
+        raise SandboxRefused(exc.errno, f"a PID namespace: {exc.strerror}") from None
     if init:
         os.close(status_w)
-        for fd in closing:
-            os.close(fd)
-        _to_null(0, 1, 2)
-        _hand_status_up(init, status_r)
-    os.close(status_r)
-    # Read before the namespace's own /proc hides the helper.
-    process_control.die_with_parent(helper)
-    # A fresh /proc shows only this namespace; read-only, so no sysctl can be written through it.
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
-    for private in ("/tmp", "/dev/shm"):
-        _cover(private, _below(private, kept), MS_NOSUID | MS_NODEV, "1777")
-    _drop_privileges()
-    # The hook sees this process as its /proc/1: nothing of it may be read or written from there,
-    # neither its memory nor the standard streams it inherited (the fork server's stderr is the
-    # studio's). Both are settled before the hook exists; the hook gets the streams back.
-    streams = [os.dup(fd) for fd in (0, 1, 2)]
-    _to_null(0, 1, 2)
+        return CallInit(init, status_r)
+    try:
+        os.close(status_r)
+        _become_init(maker, status_w)
+        # A fresh /proc shows only this namespace; read-only, so no sysctl can be written
+        # through it.
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
+        for folder, shown in call.private:
+            _cover(folder, shown, MS_NOSUID | MS_NODEV, "1777")
+        _drop_privileges()
+    except BaseException:
+        # Neither new process may go back to its maker's work: a sandbox the kernel would not
+        # finish runs nothing.
+        os._exit(UNFINISHED)
+    return None
+
+
+def _become_init(maker: int, status_w: int) -> None:
+    """The namespace's first process: it forks the call's process, in which this returns, and
+    itself never returns. No session of its own: it stays in its maker's process group (the
+    fork server's, or the launcher's own), which is ended as a whole, so that one stopped before
+    it took its death signal is ended all the same."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    with contextlib.suppress(ValueError):
+        signal.set_wakeup_fd(-1)
+    process_control.die_with_parent(maker)
+    assert _libc is not None
+    # The hook sees this process as its /proc/1: nothing of it may be read or written from
+    # there, neither its memory nor the descriptors it inherited (the fork server's stderr is
+    # the studio's). It is out of the hook's reach before the hook exists, and keeps none of
+    # those descriptors once the hook has them.
     _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     hook = os.fork()
     if hook == 0:
         _libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
-        for fd, saved in enumerate(streams):
-            os.dup2(saved, fd)
-            os.close(saved)
         os.close(status_w)
         return
-    for fd in [*closing, *streams]:
-        os.close(fd)
+    os.closerange(0, status_w)
+    os.closerange(status_w + 1, process_control.max_fd())
     _wait_as_init(hook, status_w)
+
+
+def enter_call(kept: Iterable[str], close_in_helper: Iterable[int] = ()) -> None:
+    """Called in a process of a sandboxed workspace that is to run a program (the Node host):
+    returns in the program's own process, the second of a fresh PID namespace. The process that
+    called it never returns: it hands the program's exit status up, so that whoever waits for it
+    sees it end as the program did."""
+    closing = list(close_in_helper)
+    for sig in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    assert _libc is not None
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    call = fork_call(CallSandbox.keeping(kept))
+    if call is None:
+        return
+    for fd in closing:
+        os.close(fd)
+    _to_null(0, 1, 2)
+    _hand_status_up(call)
 
 
 def _to_null(*fds: int) -> None:
@@ -425,22 +476,32 @@ def _wait_as_init(hook: int, status_w: int) -> NoReturn:
             os._exit(0)
 
 
-def _hand_status_up(init: int, status_r: int) -> NoReturn:
+def _hand_status_up(call: CallInit) -> NoReturn:
     while True:
         try:
-            os.waitpid(init, 0)
+            _, status = os.waitpid(call.pid, 0)
             break
         except InterruptedError:
             continue
         except ChildProcessError:
+            status = signal.SIGKILL  # as if killed: it is gone without a word
             break
-    data = b""
-    with contextlib.suppress(OSError):
+    _end_as_hook(hook_status(call.status, status))
+
+
+def hook_status(status_r: int, init_status: int) -> int:
+    """The hook's wait status, from its init's pipe (closed here); the init's own when it
+    left no word (it was killed from outside)."""
+    try:
         data = os.read(status_r, 4)
-    if len(data) != 4:
-        # The namespace ended without a word from its init: it was killed from outside.
-        _end_as(signal.SIGKILL)
-    (status,) = struct.unpack("i", data)
+    except OSError:
+        data = b""
+    finally:
+        os.close(status_r)
+    return struct.unpack("i", data)[0] if len(data) == 4 else init_status
+
+
+def _end_as_hook(status: int) -> NoReturn:
     if os.WIFSIGNALED(status):
         _end_as(signal.Signals(os.WTERMSIG(status)))
     os._exit(os.waitstatus_to_exitcode(status))

@@ -19,7 +19,7 @@ import pytest
 from studio.core.records.store import RecordStore
 from studio.core.workspace.folder import Workspace
 from studio.engine.fork_server import SPARES
-from tests.support.processes import live_descendants, named, wait_for
+from tests.support.processes import alive, children, live_descendants, named, wait_for
 from tests.support.runners import LiveRunner
 from tests.support.workspaces import REQUEST, SHORT_TIMEOUT_MS, make_workspace, write_json
 
@@ -70,6 +70,31 @@ def test_a_hook_sees_only_its_own_processes(live):
     # The hook is the second process of a namespace of its own; the first only waits for it.
     assert (seen["pid"], seen["ppid"]) == (2, 1)
     assert seen["visible"] == [1, 2]
+
+
+def _namespace_pids(pid: int) -> list[int]:
+    """``pid``'s number in each PID namespace it is in, outermost first."""
+    with open(f"/proc/{pid}/status") as f:
+        line = next(line for line in f if line.startswith("NSpid:"))
+    return [int(number) for number in line.split()[1:]]
+
+
+def test_a_spare_is_two_processes_the_first_of_its_namespace_a_child_of_the_server(live):
+    assert live.run().status == "ok"
+    server = python_runtime(live)._host._process.pid
+
+    def made() -> list[int]:
+        spares = [pid for pid in children(server) if alive(pid)]
+        return spares if len(spares) == SPARES and all(map(children, spares)) else []
+
+    wait_for(made)
+    for spare in made():
+        # No process between the server and the namespace: its first process is the server's
+        # child, and the spare's own process is the second and last.
+        assert _namespace_pids(spare)[1:] == [1]
+        (process,) = children(spare)
+        assert _namespace_pids(process)[1:] == [2]
+        assert children(process) == []
 
 
 def test_a_hook_holds_no_capability_and_can_gain_none(live):
@@ -201,8 +226,8 @@ def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
         hook_config={"source": "lib/probes.py:fork_bomb", "timeout_ms": SHORT_TIMEOUT_MS}
     )
     assert outcome.status == "turn_error" and outcome.turn_error.kind == "timeout"
-    # The fork server and its spares only (each spare: its helper, its init, its process).
-    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + SPARES * 3)
+    # The fork server and its spares only (each spare: its namespace's init and its process).
+    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + SPARES * 2)
     assert live.run().status == "ok"
 
 
