@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.source_ref import SourceOutsideWorkspace, parse_source_ref, resolve_source_path
 from studio.engine import process_control
+from studio.engine.collector import collector_paused
 from studio.engine.worker_protocol import (
     WorkerSpec,
     decode_message,
@@ -87,15 +88,21 @@ def _byte_length(piece: bytes | str) -> int:
 
 def _write_all(fd: int, pieces: list[bytes | str]) -> None:
     """Write ``pieces`` one after the other, without joining them first; text as UTF-8 (a lone
-    surrogate as its own three bytes), a part at a time."""
+    surrogate as its own three bytes), a part at a time. Each write takes at most one part of
+    text, with the pieces around it: a frame of one part is one write, which the engine reads
+    in one piece."""
     views: list[memoryview] = []
+    holds_text = False
     for piece in pieces:
         if isinstance(piece, bytes):
             views += [memoryview(piece)] if piece else []
             continue
         for i in range(0, len(piece), _TEXT_PART):
-            _write_views(fd, [*views, memoryview(_encoded(piece[i : i + _TEXT_PART]))])
-            views = []
+            if holds_text:
+                _write_views(fd, views)
+                views = []
+            views.append(memoryview(_encoded(piece[i : i + _TEXT_PART])))
+            holds_text = True
     _write_views(fd, views)
 
 
@@ -345,10 +352,12 @@ def _finish(envelope_head: dict[str, Any], value_json: str | None) -> list[bytes
 
 
 def _serialise_result(value: Any) -> str:
-    """The value's JSON text, as the channel carries it once encoded (see :func:`_write_all`)."""
+    """The value's JSON text, as the channel carries it once encoded (see :func:`_write_all`).
+    The collector is paused: the encoder makes a list of items for each object it writes, and
+    the collections they set off, a few hundred in a large result, could free nothing."""
     try:
         # The hook's own key order travels: the contract's first finding depends on it.
-        with deep_json():
+        with deep_json(), collector_paused():
             return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except RecursionError:
         raise HookFailure(
@@ -548,15 +557,23 @@ def _rehearse() -> None:
     process_control.end_descendants()
 
 
-# A spare left waiting this long readies this much of the C heap for its call (it then holds
-# that much more memory while it waits). A process just forked takes a page fault at its first
-# touch of each page of fresh memory: reading and parsing a 1 MB request took about 950, half
-# of them in the C heap (the rest are the interpreter's own arenas); a spare idle anyway takes
-# those ahead. Spares used back to back (many small runs) are never idle so long: they pay
-# nothing.
+# A spare left waiting this long readies this much of the C heap, and as much of the arenas
+# Python's own allocator serves small objects from, for its call (it then holds that much more
+# memory while it waits). A process just forked takes a page fault at its first touch of each
+# page of fresh memory: a 1 MB request's parse and the serialisation of the result took about
+# 950 with neither readied, 900 with the C heap alone (the objects of a parsed request are small,
+# and live in the arenas), under 100 with both; a spare idle anyway takes those ahead. Spares
+# used back to back (many small runs) are never idle so long: they pay nothing.
 IDLE_BEFORE_WARMING = 0.1
 WARM_HEAP = 4 << 20
+WARM_ARENAS = 4 << 20
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+# An arena goes back to the system once none of its objects is alive: one small object kept in
+# each span of this many bytes keeps every arena (at least 256 KiB) that the readying touched.
+_ARENA_HOLD_SPAN = 1 << 16
+_BLOCK = 448
+"""One of the allocator's largest blocks (those up to 512 bytes): a bytes object of 400 bytes."""
+_arena_holds: list[bytes] = []
 
 
 def wait_for_call(channel: socket.socket) -> None:
@@ -567,6 +584,7 @@ def wait_for_call(channel: socket.socket) -> None:
 
 
 def warm_heap() -> None:
+    _warm_arenas()
     try:
         import ctypes
 
@@ -579,6 +597,18 @@ def warm_heap() -> None:
     mallopt(_M_MMAP_THRESHOLD, WARM_HEAP)
     mallopt(_M_TOP_PAD, 1 << 20)
     bytearray(WARM_HEAP - (64 << 10))  # zero-filled: every page written once, then freed
+
+
+def _warm_arenas() -> None:
+    """Fill ``WARM_ARENAS`` of small-object arenas and free them, but for one object per
+    ``_ARENA_HOLD_SPAN``: the arenas stay, their pages touched, for the call's objects."""
+    made = [bytes(400) for _ in range(WARM_ARENAS // _BLOCK)]
+    spans: set[int] = set()
+    for item in made:
+        span = id(item) // _ARENA_HOLD_SPAN
+        if span not in spans:
+            spans.add(span)
+            _arena_holds.append(item)
 
 
 def enter_worker(spec: WorkerSpec, fds: list[int], prepared: Prepared | None = None) -> NoReturn:

@@ -43,6 +43,37 @@ def test_a_warmed_heap_serves_the_calls_memory_without_page_faults():
     assert faults_for_a_buffer(warmed=True) < PAGES // 20
 
 
+_SMALL_OBJECTS = """
+import json, resource, sys
+from studio.engine import worker_runtime
+document = "[" + ",".join(['{"role": "user", "content": "%s"}' % ("x" * 40)] * 6000) + "]"
+if sys.argv[1] == "warmed":
+    worker_runtime.warm_heap()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+request = json.loads(document)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+OBJECT_PAGES = 6000 * 300 // 4096  # a small dict and its text: about 300 bytes each
+
+
+def faults_for_small_objects(warmed: bool) -> int:
+    """The minor page faults a fresh Python process takes to parse a document of many small
+    objects, as a request's messages are (they live in the interpreter's own arenas)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SMALL_OBJECTS, "warmed" if warmed else "cold"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPOSITORY,
+    )
+    return int(done.stdout)
+
+
+def test_a_warmed_spare_parses_many_small_objects_without_page_faults():
+    assert faults_for_small_objects(warmed=False) > OBJECT_PAGES // 2
+    assert faults_for_small_objects(warmed=True) < OBJECT_PAGES // 10
+
+
 _WAIT = """
 import resource, socket, sys
 from studio.engine import worker_runtime
