@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from studio.core.json.locate import parse_json_sharing
-from studio.engine.collector import collector_paused
-from studio.engine.shared_members import cut_out_members
+from studio.engine.shared_members import read_sharing
 
 IN_PIECES_FROM = 256 << 10
 """A text this long is read in pieces when the runtime is asked to; a shorter one is read in
@@ -43,21 +41,6 @@ def read_returned(
     # two: json.loads reads it as UTF-8, keeping a lone surrogate as one.
     if not text.startswith((b"{", b"[")):
         return None
-    members: Mapping[str, tuple[str, Any]] = echo_members or {}
     depth = PIECES_DEPTH if in_pieces else 0
-    with collector_paused():
-        read = None
-        if shares:
-            try:
-                cut = cut_out_members(text, 0, members)
-            except UnicodeDecodeError:
-                cut = None
-            if cut is not None:
-                read = parse_json_sharing(cut[0], (), cut[1], depth=depth)
-        if read is None:
-            try:
-                decoded = str(text, "utf-8", "surrogatepass")
-            except UnicodeDecodeError:
-                return None
-            read = parse_json_sharing(decoded, (), members, depth=depth)
+    read = read_sharing(text, 0, (), echo_members or {}, depth=depth, cut=shares)
     return None if read is None else (False, read[0])

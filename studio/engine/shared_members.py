@@ -10,15 +10,20 @@ The reader then takes a placeholder as that member where it stands for a member 
 it reads, and fails anywhere else: no JSON text holds the character outside a string, and a
 string must escape it. So a text that reads at all reads as the whole frame would, and one that
 does not (a member's bytes found in the wrong place) is read whole by the caller.
+
+:func:`read_sharing` reads a result that way: a Python worker's result frame (the request is its
+``value``) and a TypeScript hook's returned text (the request itself) alike.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studio.core.identity_cache import IdentityCache
+from studio.core.json.locate import parse_json_sharing
+from studio.engine.collector import collector_paused
 
 PLACEHOLDER = "\x00"
 LARGE_MEMBER = 16 << 10
@@ -68,3 +73,42 @@ def cut_out_members(data: bytes, start: int, members: Members) -> tuple[str, Mem
         at = end
     pieces.append(str(view[at:], "utf-8", "surrogatepass"))
     return "".join(pieces), shared
+
+
+def read_sharing(
+    data: bytes,
+    start: int,
+    path: Sequence[str],
+    members: Members,
+    *,
+    depth: int,
+    cut: bool = True,
+) -> tuple[Any, frozenset[str]] | None:
+    """The JSON value of ``data`` from ``start``, written by a worker in UTF-8, where the object
+    at ``path`` takes each member of ``members`` that came back as the same text as that very
+    value, and the keys so taken (as :func:`~studio.core.json.locate.parse_json_sharing`).
+    When ``cut``, the large members are first looked for by their bytes, and only the text
+    around them is decoded; a text in which they are not found, or which does not read with
+    them cut out, is decoded and read whole. Objects are read as pieces to ``depth`` levels.
+    None when the text is not UTF-8, not JSON, or has no object on ``path``: the caller reads
+    it its own way, so that its errors stay the same.
+
+    The cycle collector is paused throughout: the read makes a great many containers, none of
+    them garbage."""
+    with collector_paused():
+        read = None
+        if cut:
+            try:
+                found = cut_out_members(data, start, members)
+            except UnicodeDecodeError:
+                found = None
+            if found is not None:
+                read = parse_json_sharing(found[0], path, found[1], depth=depth)
+        if read is None:
+            try:
+                # As json.loads reads bytes: a lone surrogate the worker wrote stays one.
+                text = str(memoryview(data)[start:], "utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                return None
+            read = parse_json_sharing(text, path, members, depth=depth)
+    return read

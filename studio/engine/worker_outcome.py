@@ -9,10 +9,10 @@ from typing import Any
 from studio.core.contract import HookReply
 from studio.core.findings import pointer
 from studio.core.json.deep import deep_json
-from studio.core.json.locate import parse_json_in_pieces, parse_json_sharing
+from studio.core.json.locate import parse_json_in_pieces
 from studio.core.turn_error import ExitStatus, Frame, HookRef, turn_error
 from studio.engine.collector import collector_paused
-from studio.engine.shared_members import cut_out_members
+from studio.engine.shared_members import read_sharing
 from studio.engine.worker_envelope import envelope_problem
 from studio.engine.worker_host import WorkerResult
 from studio.engine.worker_protocol import CorruptFrame, payload_start
@@ -198,22 +198,7 @@ def _shared_envelope(
     frame is not one the studio's worker writes (the caller reads it as any other)."""
     if not data.startswith(b'{"', start):
         return None
-    depth = 5 if in_pieces else 0
-    try:
-        cut = cut_out_members(data, start, members)
-    except UnicodeDecodeError:
-        cut = None
-    with collector_paused():
-        read = None
-        if cut is not None:
-            read = parse_json_sharing(cut[0], ("value",), cut[1], depth=depth)
-        if read is None:
-            try:
-                # As json.loads reads bytes: a lone surrogate the worker wrote stays one.
-                text = str(memoryview(data)[start:], "utf-8", "surrogatepass")
-            except UnicodeDecodeError:
-                return None
-            read = parse_json_sharing(text, ("value",), members, depth=depth)
+    read = read_sharing(data, start, ("value",), members, depth=5 if in_pieces else 0)
     envelope = read[0] if read is not None else None
     return envelope if isinstance(envelope, dict) else None
 
