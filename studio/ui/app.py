@@ -19,19 +19,15 @@ APP_NAME = "Hook Studio"
 ORGANIZATION = "hook-studio"
 
 QT_FREE_MODULES = (
-    "studio.core.chain.chain_draft",
-    "studio.core.chain.source_findings",
     "studio.core.expectations.from_outcome",
     "studio.core.expectations.matrix",
     "studio.core.expectations.model",
-    "studio.core.invocation.source_section",
     "studio.core.json.reindent",
     "studio.core.model_warmup",
     "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.targets",
     "studio.core.records.store",
     "studio.core.registry",
-    "studio.core.step.step_draft",
     "studio.core.workspace.adf_workspace",
     "studio.core.workspace.agent_document",
     "studio.core.workspace.agent_log",
@@ -39,7 +35,6 @@ QT_FREE_MODULES = (
     "studio.core.workspace.folder",
     "studio.core.workspace.sample_check",
     "studio.core.workspace.sample_files",
-    "studio.core.workspace.studio_config_edit",
     "studio.engine.runner",
     "studio.engine.runtimes",
 )

@@ -79,7 +79,6 @@ from studio.ui.results_panel import ResultsPanel
 from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.start_collector import resume_once_painted
-from studio.ui.studio_config_editors import StudioConfigEditors
 from studio.ui.test_matrix import HookTestsDock
 from studio.ui.window_layout import (
     PREFERRED,
@@ -98,6 +97,7 @@ if TYPE_CHECKING:
     from studio.ui.import_request_dialog import ImportRequestDialog
     from studio.ui.settings_dialog import SettingsDialog
     from studio.ui.shortcuts_sheet import ShortcutsSheet
+    from studio.ui.studio_config_editors import StudioConfigEditors
 
 APP_NAME = "Hook Studio"
 EDITOR_TIPS = (
@@ -108,6 +108,7 @@ EDITOR_TIPS = (
     "The invocation-preparation hook (prepareInvocation) of hookstudio.json",
     "The model hook chains (pre and post) of hookstudio.json",
 )
+CONFIG_EDITOR_TITLES = ("Step", "Invocation", "Chains")
 FUTURE_LOOP = "future-loop"
 RECOVERY_KEY = "pre_llm_hook"
 RECORDS_AFTER_SHOWN_MS = 50
@@ -288,44 +289,87 @@ class MainWindow(QMainWindow):
     def _build_hidden_parts(self) -> None:
         """What the first paint did not show, made now so that its first look does not wait."""
         self.results.run.build_pages()
+        self._ensure_config_editors()
 
     # ---- construction --------------------------------------------------------------------
     def _add_config_editors(self) -> None:
-        """The step-hook, invocation-hook and chain editors of hookstudio.json; Edit › Undo
-        follows the editor on show (each editor saves on its own, so each has its own undo
-        stack)."""
-        self.config_editors = StudioConfigEditors(
+        """The tabs of the step-hook, invocation-hook and chain editors of hookstudio.json.
+        The editors themselves are made once the window is painted, or when first asked for
+        (:attr:`config_editors`): none is on show at first, and making them and reading their
+        sections took a good part of the window's start. Edit › Undo follows the editor on
+        show (each editor saves on its own, so each has its own undo stack)."""
+        self._config_editors: StudioConfigEditors | None = None
+        self._config_placeholders = [QWidget() for _ in CONFIG_EDITOR_TITLES]
+        for page, title in zip(self._config_placeholders, CONFIG_EDITOR_TITLES, strict=True):
+            self.editors.addTab(page, title)
+        # Short titles, so that the six fit the editors' pane on a 1024-pixel screen.
+        for index, tip in enumerate(EDITOR_TIPS):
+            self.editors.setTabToolTip(index, tip)
+        self.undo_group = QUndoGroup(self)
+        self.undo_group.addStack(self.undo_stack)
+        self.undo_group.setActiveStack(self.undo_stack)
+        self.editors.currentChanged.connect(self._on_editor_shown)
+
+    @property
+    def config_editors(self) -> StudioConfigEditors:
+        """The editors of hookstudio.json's hook sections, made on first use."""
+        return self._ensure_config_editors()
+
+    def _ensure_config_editors(self) -> StudioConfigEditors:
+        made = self._config_editors
+        return made if made is not None else self._make_config_editors()
+
+    def _make_config_editors(self) -> StudioConfigEditors:
+        from studio.ui.studio_config_editors import StudioConfigEditors
+
+        made = self._config_editors = StudioConfigEditors(
             self.source_lookup(module=True),
             self.language_problem,
             partial(self._listing, module=True),
             self,
         )
-        self.editors.addTab(self.config_editors.step_editor, "Step")
-        self.editors.addTab(self.config_editors.invocation_editor, "Invocation")
-        self.editors.addTab(self.config_editors.chain_editor, "Chains")
-        # Short titles, so that the six fit the editors' pane on a 1024-pixel screen.
-        for index, tip in enumerate(EDITOR_TIPS):
+        pages = (made.step_editor, made.invocation_editor, made.chain_editor)
+        shown = self.editors.currentIndex()
+        self.editors.blockSignals(True)
+        for placeholder, page, title in zip(
+            self._config_placeholders, pages, CONFIG_EDITOR_TITLES, strict=True
+        ):
+            index = self.editors.indexOf(placeholder)
+            tip = self.editors.tabToolTip(index)
+            self.editors.removeTab(index)
+            self.editors.insertTab(index, page, title)
             self.editors.setTabToolTip(index, tip)
-        self.undo_group = QUndoGroup(self)
-        for stack in (self.undo_stack, *self.config_editors.stacks):
+            placeholder.deleteLater()
+            no_tab_traps(page)
+        self.editors.setCurrentIndex(shown)
+        self.editors.blockSignals(False)
+        self._config_placeholders = []
+        for stack in made.stacks:
             self.undo_group.addStack(stack)
-        self.undo_group.setActiveStack(self.undo_stack)
-        self.editors.currentChanged.connect(self._on_editor_shown)
-        self.config_editors.modified_changed.connect(self._update_title)
-        self.config_editors.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.workspace_opened.connect(self.config_editors.set_workspace)
-        self.listings_changed.connect(self.config_editors.recheck)
+        made.modified_changed.connect(self._update_title)
+        made.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.workspace_opened.connect(made.set_workspace)
+        self.listings_changed.connect(made.recheck)
+        if self.workspace is not None:
+            made.set_workspace(self.workspace)
+        return made
 
     def _on_editor_shown(self, _index: int) -> None:
-        stack = self.config_editors.stack_of(self.editors.currentWidget())
+        page = self.editors.currentWidget()
+        if page in self._config_placeholders:
+            self._ensure_config_editors()  # made now: its tab is on show
+            page = self.editors.currentWidget()
+        editors = self._config_editors
+        stack = editors.stack_of(page) if editors is not None else None
         self.undo_group.setActiveStack(stack or self.undo_stack)
-        name = self.config_editors.name_of(self.editors.currentWidget())
+        name = editors.name_of(page) if editors is not None else None
         self.save_action.setText(f"&Save {name or 'Hook'}")
         self._update_save_action()
 
     def _save_shown(self) -> None:
         """Save (Ctrl+S) saves the editor on show: the step hook or the chains, else the hook."""
-        if not self.config_editors.save_if_shown(self.editors.currentWidget()):
+        editors = self._config_editors
+        if editors is None or not editors.save_if_shown(self.editors.currentWidget()):
             self.save()
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -879,7 +923,8 @@ class MainWindow(QMainWindow):
                 self._refresh_loops()
         self._refresh_samples()
         self.sample_editor.on_files_changed(changed)
-        self.config_editors.on_files_changed(changed)
+        if self._config_editors is not None:  # else they read the files when made
+            self._config_editors.on_files_changed(changed)
         if self.rerun_action.isChecked() and self._last_run is not None:
             sources = {
                 str(self.workspace.source_root / s)
@@ -1300,7 +1345,8 @@ class MainWindow(QMainWindow):
 
     def _update_save_action(self) -> None:
         reason = self.workspace.read_only_reason if self.workspace else None
-        if self.config_editors.name_of(self.editors.currentWidget()):
+        editors = self._config_editors
+        if editors is not None and editors.name_of(self.editors.currentWidget()):
             reason = None  # hookstudio.json is the studio's own file, writable beside any agent
         self.save_action.setEnabled(not reason and self._save_job is None)
         self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
@@ -1354,7 +1400,7 @@ class MainWindow(QMainWindow):
             return False
         if not self.source_view.confirm_leave(then=then):
             return False
-        if not self.config_editors.confirm_leave():
+        if self._config_editors is not None and not self._config_editors.confirm_leave():
             return False
         if self.undo_stack.isClean():
             return True
@@ -1391,7 +1437,8 @@ class MainWindow(QMainWindow):
         name = self.workspace.location.name if self.workspace else "no workspace"
         read_only = " (read-only)" if self.workspace and self.workspace.read_only_reason else ""
         self.setWindowTitle(f"{name}{read_only}[*] — {APP_NAME}")
-        self.setWindowModified(not self.undo_stack.isClean() or self.config_editors.modified)
+        edited = self._config_editors is not None and self._config_editors.modified
+        self.setWindowModified(not self.undo_stack.isClean() or edited)
 
     # ---- runs ---------------------------------------------------------------------------------
     def _on_sample_box_changed(self, name: str) -> None:
