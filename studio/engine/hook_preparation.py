@@ -70,7 +70,7 @@ def prepare(spec: WorkerSpec) -> Prepared:
     worker = _Worker(spec)
     # Modules the fork server had loaded are not read by this load: only those it adds are
     # looked up (each a realpath, a few system calls, for some two hundred modules otherwise).
-    earlier = set(sys.modules)
+    last = next(reversed(sys.modules), None)
     sys.path.insert(0, spec.workspace)
     output = (_memory_file("stdout"), _memory_file("stderr"))
     os.dup2(output[0], 1)
@@ -109,9 +109,7 @@ def prepare(spec: WorkerSpec) -> Prepared:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
-    for key, module in list(sys.modules.items()):
-        if key in earlier:
-            continue
+    for module in _modules_since(last):
         name = getattr(module, "__file__", None)
         if isinstance(name, str):
             opened.setdefault(os.path.realpath(name), None)
@@ -130,6 +128,18 @@ def prepare(spec: WorkerSpec) -> Prepared:
         # An async hook's call needs an event loop: its modules are loaded now, not with the call.
         import asyncio  # noqa: F401
     return prepared
+
+
+def _modules_since(last: str | None) -> list[ModuleType]:
+    """The modules imported after ``last`` (the newest before the load), read from the end of
+    ``sys.modules``, which keeps the order they came in: a spare just forked copies each page of
+    the fork server's it writes to, and counting a module's reference is a write."""
+    added = []
+    for key in reversed(sys.modules):
+        if key == last:
+            break
+        added.append(sys.modules[key])
+    return added
 
 
 def _too_slow(signum: int, frame: FrameType | None) -> None:

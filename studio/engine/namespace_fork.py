@@ -18,14 +18,15 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import platform
 import signal
 import sys
+from collections.abc import Callable
+from typing import Any
 
 _SYS_CLONE3 = 435
 # The classic clone, for where a system-call filter refuses clone3 (a container's, say). With
 # no stack and no thread-id pointers the order of its other arguments does not matter.
-_SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220}.get(platform.machine())
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220}.get(os.uname().machine)
 
 
 class _CloneArgs(ctypes.Structure):
@@ -46,12 +47,40 @@ class _CloneArgs(ctypes.Structure):
     ]
 
 
+class _Clone:
+    """One set of flags, its arguments made once: a child writes to every page of its parent's
+    that it touches (a copy of each), and each object made per call is more of them."""
+
+    def __init__(self, flags: int) -> None:
+        self.args = _CloneArgs(flags=flags, exit_signal=signal.SIGCHLD)
+        self.call: tuple[object, ...] = (
+            ctypes.c_long(_SYS_CLONE3),
+            ctypes.byref(self.args),
+            ctypes.c_size_t(ctypes.sizeof(self.args)),
+        )
+        self.classic: tuple[object, ...] | None = (
+            (
+                ctypes.c_long(_SYS_CLONE),
+                ctypes.c_ulong(flags | signal.SIGCHLD),
+                None,
+                None,
+                None,
+                None,
+            )
+            if _SYS_CLONE is not None
+            else None
+        )
+
+
+_clones: dict[int, _Clone] = {}
+
 if sys.platform.startswith("linux"):
     # A PyDLL call keeps the interpreter's lock, as os.fork keeps it across fork().
-    _held = ctypes.PyDLL(None, use_errno=True)
-    _syscall = _held.syscall
-    _syscall.restype = ctypes.c_long
-    _api = ctypes.pythonapi
+    _syscall: Callable[..., int] = ctypes.PyDLL(None, use_errno=True).syscall
+    _syscall.restype = ctypes.c_long  # type: ignore[attr-defined]
+    _before: Callable[[], Any] = ctypes.pythonapi.PyOS_BeforeFork
+    _after_in_child: Callable[[], Any] = ctypes.pythonapi.PyOS_AfterFork_Child
+    _after_in_parent: Callable[[], Any] = ctypes.pythonapi.PyOS_AfterFork_Parent
 
 
 def fork(flags: int) -> int:
@@ -59,18 +88,21 @@ def fork(flags: int) -> int:
     in the parent. Raises OSError where the kernel refuses."""
     if not sys.platform.startswith("linux"):
         raise OSError(errno.ENOSYS, "namespaces need Linux")
-    args = _CloneArgs(flags=flags, exit_signal=signal.SIGCHLD)
-    _api.PyOS_BeforeFork()
-    size = ctypes.c_size_t(ctypes.sizeof(args))
-    pid = _syscall(ctypes.c_long(_SYS_CLONE3), ctypes.byref(args), size)
-    if pid == -1 and ctypes.get_errno() == errno.ENOSYS and _SYS_CLONE is not None:
-        classic = ctypes.c_ulong(flags | signal.SIGCHLD)
-        pid = _syscall(ctypes.c_long(_SYS_CLONE), classic, None, None, None, None)
+    clone = _clones.get(flags)
+    if clone is None:
+        clone = _clones[flags] = _Clone(flags)
+    _before()
+    pid = _syscall(*clone.call)
     if pid == 0:
-        _api.PyOS_AfterFork_Child()
+        _after_in_child()
         return 0
+    if pid == -1 and clone.classic is not None and ctypes.get_errno() == errno.ENOSYS:
+        pid = _syscall(*clone.classic)
+        if pid == 0:
+            _after_in_child()
+            return 0
     code = ctypes.get_errno()
-    _api.PyOS_AfterFork_Parent()
+    _after_in_parent()
     if pid < 0:
         raise OSError(code, os.strerror(code))
-    return int(pid)
+    return pid

@@ -49,13 +49,17 @@ def die_with_parent(parent: int) -> None:
 def parent_pid() -> int:
     """This process's parent as ``/proc`` numbers it: from inside a PID namespace of its own,
     ``getppid`` says 0 for a parent outside it, whether that is the original one or a reaper."""
-    if not _IS_LINUX:
-        return os.getppid()
+    parent = os.getppid()
+    if parent or not _IS_LINUX:
+        return parent
     try:
-        with open("/proc/self/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
+        fd = os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return int(os.read(fd, 4096).rsplit(b")", 1)[1].split()[1])
+        finally:
+            os.close(fd)
     except (OSError, IndexError, ValueError):
-        return os.getppid()
+        return parent
 
 
 def become_worker() -> None:
