@@ -17,7 +17,6 @@ import selectors
 import signal
 import socket
 import sys
-from collections.abc import Callable
 from typing import Any, NoReturn
 
 from studio.engine import hook_preparation, process_control, sandbox, source_version, worker_runtime
@@ -116,19 +115,99 @@ def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
     worker_runtime.enter_worker(spec, fds)
 
 
+class _SandboxMaker:
+    """The process that forks every call sandbox of a sandboxed server, each init given to the
+    server as its own child (which reaps it as it would one it forked).
+
+    It is forked once, before the server starts serving, and does nothing between two forks but
+    wait for the next request: a fork makes every page of the forking process shared with the
+    child, and each page the forking process writes afterwards is copied. The server writes a
+    great many between two forks (events, spares, records of who is who); this process writes a
+    few, and the server, which no longer forks, copies none."""
+
+    def __init__(self, call: sandbox.CallSandbox, *keep_out: socket.socket) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
+        server = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            # The server's end of its control socket, held here, would keep the engine from
+            # seeing the server end.
+            for held in (ours, *keep_out):
+                held.close()
+            _make_on_request(theirs, call, server)
+        theirs.close()
+        self.pid = pid
+        self.channel = ours
+
+    def make(self, request: dict[str, Any], fds: list[int]) -> tuple[int, int]:
+        """Fork a call sandbox whose process runs ``request`` (see :func:`_run_requested`) with
+        ``fds``: its init's pid and the read end of its status pipe."""
+        socket.send_fds(self.channel, [encode_message(request)], fds)
+        data, got, _, _ = socket.recv_fds(self.channel, 64, 1)
+        if not data or len(got) != 1:
+            for fd in got:
+                os.close(fd)
+            raise OSError("the fork server's sandbox maker is gone")
+        return int(data), got[0]
+
+
+def _make_on_request(channel: socket.socket, call: sandbox.CallSandbox, server: int) -> NoReturn:
+    process_control.die_with_parent(server)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
+        except InterruptedError:
+            continue
+        except OSError:
+            os._exit(0)
+        if not data:
+            os._exit(0)
+        try:
+            made = sandbox.fork_call(call, for_parent=True)
+        except OSError:
+            made = None
+            channel.send(b"")
+        else:
+            if made is None:
+                try:
+                    request = decode_message(data)
+                except BaseException:
+                    os._exit(0)
+                _run_requested(request, fds)
+            socket.send_fds(channel, [b"%d" % made.pid], [made.status])
+            os.close(made.status)
+        for fd in fds:
+            os.close(fd)
+
+
+def _run_requested(request: dict[str, Any], fds: list[int]) -> NoReturn:
+    """In a process the server asked for: be the spare, or the worker on demand."""
+    try:
+        if "spec" in request:
+            spec = WorkerSpec.from_json(request["spec"])
+        else:
+            channel = socket.socket(fileno=fds[0])
+    except BaseException:
+        os._exit(0)
+    if "spec" in request:
+        _worker_now(spec, fds)
+    _wait_as_spare(channel, request.get("hook"))
+
+
 class ForkServer:
     def __init__(
         self,
         control: socket.socket,
         state: sandbox.SandboxState,
-        plan: sandbox.SandboxPlan | None = None,
+        maker: _SandboxMaker | None = None,
     ) -> None:
         self.control = control
         self.state = state
-        # Each call's sandbox; None: calls get none.
-        self.call = (
-            sandbox.CallSandbox.keeping(plan.kept) if plan is not None and state.active else None
-        )
+        # What makes each call's sandbox; None: calls get none.
+        self.maker = maker
+        self.maker_pid = maker.pid if maker is not None else None
+        self.stopping = False
         self.status: dict[int, int] = {}
         """The status pipe of each call sandbox's init, by its pid (see sandbox.fork_call)."""
         self.workers: dict[int, str] = {}
@@ -169,7 +248,7 @@ class ForkServer:
         try:
             while True:
                 for key, _ in self.selector.select():
-                    if key.data() is False:
+                    if key.data() is False or self.stopping:
                         return
         finally:
             self._shut_down()
@@ -209,10 +288,10 @@ class ForkServer:
     def _spawn(self, message: dict[str, Any], fds: list[int]) -> None:
         invocation = message["id"]
         try:
-            spec = WorkerSpec.from_json(message["spec"])
+            WorkerSpec.from_json(message["spec"])  # a malformed call is refused here
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
-                pid = self._fork(functools.partial(_worker_now, spec, fds))
+                pid = self._make({"spec": message["spec"]}, fds)
             self._expect(message["spec"])
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
@@ -238,23 +317,21 @@ class ForkServer:
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
 
-    def _fork(self, child: Callable[[], NoReturn]) -> int:
-        """Make a process that runs ``child``: in a sandbox of its own when calls get one. It
-        closes every descriptor of this server's that it does not need (the server's end of a
-        spare's own channel, held there, would keep the spare waiting forever once the server
-        is gone) before it waits for anything."""
-        if self.call is not None:
-            made = sandbox.fork_call(self.call)
-            if made is not None:
-                self.status[made.pid] = made.status
-                return made.pid
-        else:
-            server = os.getpid()
-            pid = os.fork()
-            if pid:
-                return pid
-            process_control.die_with_parent(server)
-        child()
+    def _make(self, request: dict[str, Any], fds: list[int]) -> int:
+        """A process that runs ``request`` (see :func:`_run_requested`) with ``fds``: in a
+        sandbox of its own when calls get one. It closes every descriptor it inherited and does
+        not need (the server's end of a spare's own channel, held there, would keep the spare
+        waiting forever once the server is gone) before it waits for anything."""
+        if self.maker is not None:
+            pid, status = self.maker.make(request, fds)
+            self.status[pid] = status
+            return pid
+        server = os.getpid()
+        pid = os.fork()
+        if pid:
+            return pid
+        process_control.die_with_parent(server)
+        _run_requested(request, fds)
 
     def _replenish(self) -> None:
         """Keep spare workers forked ahead of their invocations. A spare is as fresh as a worker
@@ -268,7 +345,7 @@ class ForkServer:
             loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._fork(functools.partial(_wait_as_spare, theirs, loads))
+                pid = self._make({"hook": loads}, [theirs.fileno()])
             except OSError:
                 ours.close()
                 return
@@ -390,6 +467,10 @@ class ForkServer:
                 break
             if pid == 0:
                 break
+            if pid == self.maker_pid:
+                # Only a server that makes no sandbox any more can serve no call: it ends, and
+                # the engine starts another.
+                self.stopping = True
             status = self._hook_status(pid, status)
             lost = [spare for spare in self.spares if spare.pid == pid]
             for spare in lost:
@@ -417,7 +498,7 @@ class ForkServer:
             strays = [
                 p
                 for p in process_control.children_of(me)
-                if p not in self.workers and p not in spares
+                if p not in self.workers and p not in spares and p != self.maker_pid
             ]
             if not strays:
                 return
@@ -475,7 +556,12 @@ def main(argv: list[str]) -> int:
     # shared instead of copying them on its first pass.
     gc.collect()
     gc.freeze()
-    ForkServer(control, state, plan).serve()
+    maker = (
+        _SandboxMaker(sandbox.CallSandbox.keeping(plan.kept), control)
+        if state.active and plan is not None
+        else None
+    )
+    ForkServer(control, state, maker).serve()
     return 0
 
 

@@ -23,6 +23,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+CLONE_PARENT = 0x00008000
+"""The child is its caller's parent's child, as if its parent had forked it."""
+
 _SYS_CLONE3 = 435
 # The classic clone, for where a system-call filter refuses clone3 (a container's, say). With
 # no stack and no thread-id pointers the order of its other arguments does not matter.
@@ -52,7 +55,10 @@ class _Clone:
     that it touches (a copy of each), and each object made per call is more of them."""
 
     def __init__(self, flags: int) -> None:
-        self.args = _CloneArgs(flags=flags, exit_signal=signal.SIGCHLD)
+        # A child given to the caller's parent signals it as the caller would (clone3 takes no
+        # signal of its own then).
+        exit_signal = 0 if flags & CLONE_PARENT else signal.SIGCHLD
+        self.args = _CloneArgs(flags=flags, exit_signal=exit_signal)
         self.call: tuple[object, ...] = (
             ctypes.c_long(_SYS_CLONE3),
             ctypes.byref(self.args),

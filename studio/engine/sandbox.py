@@ -376,16 +376,17 @@ class CallInit:
     status: int
 
 
-def fork_call(call: CallSandbox) -> CallInit | None:
+def fork_call(call: CallSandbox, *, for_parent: bool = False) -> CallInit | None:
     """Fork a call's sandbox: a fresh PID, mount, IPC and UTS namespace whose first process (its
-    init, the maker's child) only waits, and the call's own process below it. Returns the init
-    in the maker; None in the call's process, the second of the namespace, with its own /proc,
-    /tmp and /dev/shm and no capabilities. Where the kernel refuses a part of it there, that
-    process ends with status :data:`UNFINISHED`."""
-    maker = os.getpid()
+    init, the maker's child, or its parent's with ``for_parent``) only waits, and the call's own
+    process below it. Returns the init in the maker; None in the call's process, the second of
+    the namespace, with its own /proc, /tmp and /dev/shm and no capabilities. Where the kernel
+    refuses a part of it there, that process ends with status :data:`UNFINISHED`."""
+    parent = os.getppid() if for_parent else os.getpid()
+    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS
     status_r, status_w = os.pipe2(os.O_NONBLOCK)
     try:
-        init = namespace_fork.fork(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS)
+        init = namespace_fork.fork(flags | (namespace_fork.CLONE_PARENT if for_parent else 0))
     except OSError as exc:
         os.close(status_r)
         os.close(status_w)
@@ -395,7 +396,7 @@ def fork_call(call: CallSandbox) -> CallInit | None:
         return CallInit(init, status_r)
     try:
         os.close(status_r)
-        _become_init(maker, status_w)
+        _become_init(parent, status_w)
         # A fresh /proc shows only this namespace; read-only, so no sysctl can be written
         # through it.
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)
@@ -409,15 +410,15 @@ def fork_call(call: CallSandbox) -> CallInit | None:
     return None
 
 
-def _become_init(maker: int, status_w: int) -> None:
+def _become_init(parent: int, status_w: int) -> None:
     """The namespace's first process: it forks the call's process, in which this returns, and
-    itself never returns. No session of its own: it stays in its maker's process group (the
-    fork server's, or the launcher's own), which is ended as a whole, so that one stopped before
-    it took its death signal is ended all the same."""
+    itself never returns. It dies with its parent. No session of its own: it stays in its
+    maker's process group (the fork server's, or the launcher's own), which is ended as a whole,
+    so that one stopped before it took its death signal is ended all the same."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     with contextlib.suppress(ValueError):
         signal.set_wakeup_fd(-1)
-    process_control.die_with_parent(maker)
+    process_control.die_with_parent(parent)
     assert _libc is not None
     # The hook sees this process as its /proc/1: nothing of it may be read or written from
     # there, neither its memory nor the descriptors it inherited (the fork server's stderr is

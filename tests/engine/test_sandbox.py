@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -73,9 +74,12 @@ def test_a_hook_sees_only_its_own_processes(live):
 
 
 def _namespace_pids(pid: int) -> list[int]:
-    """``pid``'s number in each PID namespace it is in, outermost first."""
-    with open(f"/proc/{pid}/status") as f:
-        line = next(line for line in f if line.startswith("NSpid:"))
+    """``pid``'s number in each PID namespace it is in, outermost first; none once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            line = next(line for line in f if line.startswith("NSpid:"))
+    except OSError:
+        return []
     return [int(number) for number in line.split()[1:]]
 
 
@@ -84,7 +88,8 @@ def test_a_spare_is_two_processes_the_first_of_its_namespace_a_child_of_the_serv
     server = python_runtime(live)._host._process.pid
 
     def made() -> list[int]:
-        spares = [pid for pid in children(server) if alive(pid)]
+        # Besides the spares, the server has one child: the process that forks their sandboxes.
+        spares = [pid for pid in children(server) if alive(pid) and _namespace_pids(pid)[1:]]
         return spares if len(spares) == SPARES and all(map(children, spares)) else []
 
     wait_for(made)
@@ -95,6 +100,17 @@ def test_a_spare_is_two_processes_the_first_of_its_namespace_a_child_of_the_serv
         (process,) = children(spare)
         assert _namespace_pids(process)[1:] == [2]
         assert children(process) == []
+    assert len([pid for pid in children(server) if alive(pid)]) == SPARES + 1
+
+
+def test_a_server_whose_sandbox_maker_died_ends_and_the_next_run_gets_a_new_one(live):
+    assert live.run().status == "ok"
+    server = python_runtime(live)._host._process.pid
+    (maker,) = [pid for pid in children(server) if len(_namespace_pids(pid)) == 1]
+    os.kill(maker, signal.SIGKILL)
+    wait_for(lambda: not alive(server))
+    assert live.run().status == "ok"
+    assert python_runtime(live)._host._process.pid != server
 
 
 def test_a_hook_holds_no_capability_and_can_gain_none(live):
@@ -226,8 +242,9 @@ def test_a_fork_bomb_stays_in_its_namespace_and_ends_with_it(live):
         hook_config={"source": "lib/probes.py:fork_bomb", "timeout_ms": SHORT_TIMEOUT_MS}
     )
     assert outcome.status == "turn_error" and outcome.turn_error.kind == "timeout"
-    # The fork server and its spares only (each spare: its namespace's init and its process).
-    wait_for(lambda: len(live_descendants(os.getpid())) <= 1 + SPARES * 2)
+    # The fork server, the process that forks its sandboxes, and its spares only (each spare:
+    # its namespace's init and its process).
+    wait_for(lambda: len(live_descendants(os.getpid())) <= 2 + SPARES * 2)
     assert live.run().status == "ok"
 
 
