@@ -3,8 +3,6 @@ right, records below. It wires views to core objects and the engine; it owns no 
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -27,55 +25,36 @@ from PySide6.QtWidgets import (
 
 from studio.core.app_settings import AppSettings, WorkspaceChoices, save_settings
 from studio.core.expectations.from_outcome import save_runs_as_tests
-from studio.core.findings import errors
 from studio.core.hook_source_findings import SourceLookup, source_file_in
 from studio.core.model_warmup import build_deferred_models
-from studio.core.pre_llm.config import HOOK_KEY, MAIN, check_agent_config
+from studio.core.pre_llm.config import MAIN, check_agent_config
 from studio.core.pre_llm.targets import (
     DraftInvalid,
-    HookDraft,
     SourceFile,
-    TargetKind,
-    TargetRow,
     draft_to_config,
 )
 from studio.core.records.record_sample import RecordSample
 from studio.core.records.store import RecordStore, RecordStoreError
-from studio.core.registry import CONTRACTS, DEFAULT_CONTRACT
 from studio.core.run_outcome import RunOutcome
 from studio.core.source_ref import parse_source_ref
-from studio.core.turn_error import TurnError
 from studio.core.workspace.adf_file import AdfFileError
 from studio.core.workspace.agent_document import (
     AgentDocument,
     AgentDocumentError,
-    ExternalChange,
-    HookConflict,
 )
-from studio.core.workspace.draft_recovery import discard_recovery, load_recovery, save_recovery
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileError
-from studio.core.workspace.hook_merge import (
-    HookMerge,
-    MergeKind,
-    hook_in,
-    merge_hook,
-    other_keys_changed,
-    same_hook,
-)
 from studio.engine.node_binary import use_node_setting
-from studio.engine.python_functions import FunctionList
-from studio.engine.runtimes import (
-    language_problem,
-    node_problem,
-    runnable_extensions,
-    runtime_for,
-)
+from studio.engine.runtimes import runnable_extensions
 from studio.ui.agent_log_view import AgentLogDock
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
 from studio.ui.focus_areas import Area, FocusAreas
+from studio.ui.function_listings import FunctionListings
 from studio.ui.hook_editor import HookEditor
+from studio.ui.hook_recovery import HookRecovery
+from studio.ui.hook_saving import HookSaving
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
+from studio.ui.run_control import RunControl
 from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.start_collector import resume_once_painted
@@ -93,7 +72,6 @@ from studio.ui.workspace_panel import WorkspacePanel
 if TYPE_CHECKING:
     # The dialogs are imported when first opened: they are not needed to show the window.
     from studio.ui.history_sample_dialog import HistorySampleDialog
-    from studio.ui.hook_conflict_dialog import HookConflictDialog
     from studio.ui.import_request_dialog import ImportRequestDialog
     from studio.ui.settings_dialog import SettingsDialog
     from studio.ui.shortcuts_sheet import ShortcutsSheet
@@ -109,25 +87,6 @@ EDITOR_TIPS = (
     "The model hook chains (pre and post) of hookstudio.json",
 )
 CONFIG_EDITOR_TITLES = ("Step", "Invocation", "Chains")
-FUTURE_LOOP = "future-loop"
-RECOVERY_KEY = "pre_llm_hook"
-RECORDS_AFTER_SHOWN_MS = 50
-"""A shown run's record is written this long after its result is in the views: after the
-paint that shows it, which the write would otherwise slow down."""
-
-
-def draft_to_text(draft: HookDraft) -> str:
-    rows = [{"kind": r.kind.value, "name": r.name} for r in draft.rows]
-    return json.dumps({"source": draft.source, "timeout": draft.timeout, "rows": rows})
-
-
-def draft_from_text(text: str, current: HookDraft) -> HookDraft | None:
-    try:
-        raw = json.loads(text)
-        rows = tuple(TargetRow(TargetKind(r["kind"]), str(r["name"])) for r in raw["rows"])
-        return HookDraft(str(raw["source"]), str(raw["timeout"]), rows, current.original)
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 class MainWindow(QMainWindow):
@@ -148,24 +107,15 @@ class MainWindow(QMainWindow):
         self.bridge = EngineBridge(self)
         self.undo_stack = QUndoStack(self)
         self._functions_key: tuple[Any, ...] | None = None
-        # By file and by whether it is read as a module (step and chain hooks) or a script.
-        self._listings: dict[tuple[Path, bool], tuple[tuple[int, int], FunctionList | None]] = {}
-        self._listing_jobs: dict[tuple[Path, bool], tuple[int, int]] = {}
-        self._node_problem: str | None = None
-        self._last_run: tuple[str, str | None, dict[str, Any] | None] | None = None
-        self._groups: dict[int, list[tuple[str, Any]]] = {}
-        self._group_sizes: dict[int, int] = {}
-        self._next_group = 1
-        self._shown_holds: list[int] = []
+        self.listings = FunctionListings(self.bridge, self)
+        self.listings.listed.connect(self._on_listed)
+        self.listings.node_checked.connect(self._on_node_checked)
         self._closing = False
-        self._save_job: Job | None = None
-        self._conflict: HookConflictDialog | None = None
         self._on_screen = False
 
         self.hook_editor = HookEditor(self.undo_stack)
         self.sample_editor = SampleEditor(self.bridge)
         self.results = ResultsPanel(self.bridge)
-        self.results.run.diff_shown.connect(self._release_records)
         self.records = RecordsView(self.bridge)
         self.source_view = SourceView(self.bridge)
         self.workspace_panel = WorkspacePanel()
@@ -195,12 +145,19 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_toolbar()
         self._build_keyboard()
-        self.running_label = QLabel()
-        self.running_label.setObjectName("runningIndicator")
-        self.statusBar().addPermanentWidget(self.running_label)
-        self.tick = QTimer(self)
-        self.tick.setInterval(100)
-        self.tick.timeout.connect(self._on_tick)
+        self.runs = RunControl(
+            self,
+            self.bridge,
+            self.results,
+            self.records,
+            self.sample_box,
+            self.loop_box,
+            self.cancel_action,
+            self,
+        )
+        self.runs.run_finished.connect(self.run_finished)
+        self.runs.message.connect(self.statusBar().showMessage)
+        self.statusBar().addPermanentWidget(self.runs.running_label)
 
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._on_file_changed)
@@ -210,17 +167,28 @@ class MainWindow(QMainWindow):
         self._reload_timer.setInterval(150)
         self._reload_timer.timeout.connect(self._on_files_settled)
         self._changed_files: set[str] = set()
-        self._recovery_timer = QTimer(self)
-        self._recovery_timer.setSingleShot(True)
-        self._recovery_timer.setInterval(800)
-        self._recovery_timer.timeout.connect(self._keep_recovery)
+        self.recovery = HookRecovery(
+            lambda: self.workspace, self.hook_editor, self.undo_stack, self
+        )
+        self.recovery.message.connect(self.statusBar().showMessage)
+        self.hook_saving = HookSaving(
+            self,
+            self.bridge,
+            self.listings,
+            self.hook_editor,
+            self.undo_stack,
+            self.recovery,
+            self.statusBar(),
+            self,
+        )
+        self.hook_saving.save_finished.connect(self.save_finished)
         # ADF opening or closing the agent shows only as -wal/-shm appearing beside the file.
         self._notice_timer = QTimer(self)
         self._notice_timer.setInterval(2000)
-        self._notice_timer.timeout.connect(self._show_notice)
+        self._notice_timer.timeout.connect(self.show_notice)
         self._notice: tuple[str | None, str | None] | None = None
 
-        self.undo_stack.cleanChanged.connect(self._update_title)
+        self.undo_stack.cleanChanged.connect(self.update_title)
         self.hook_editor.draft_changed.connect(self._on_draft_changed)
         self.hook_editor.save_requested.connect(self.save)
         self.hook_editor.remove_requested.connect(self.remove_hook)
@@ -231,7 +199,7 @@ class MainWindow(QMainWindow):
         self.test_matrix.runs_finished.connect(self.records.refresh)
         self.results.jump_requested.connect(self._on_jump_requested)
         self.records.open_source.connect(self.open_source)
-        self.records.rerun_requested.connect(self.rerun_record)
+        self.records.rerun_requested.connect(self.runs.rerun_record)
         self.records.sample_created.connect(self._on_record_sample_created)
         self.workspace_panel.open_requested.connect(self._on_panel_open)
         self.source_view.source_saved.connect(self._on_source_saved)
@@ -246,7 +214,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes(central_sizes(self.width()))
         lay_out_areas(self, self.records_dock, self.workspace_dock)
         self._restore_layout()
-        self._update_title()
+        self.update_title()
         no_tab_traps(self)
 
     # ---- keyboard ---------------------------------------------------------------------------
@@ -325,7 +293,7 @@ class MainWindow(QMainWindow):
         made = self._config_editors = StudioConfigEditors(
             self.source_lookup(module=True),
             self.language_problem,
-            partial(self._listing, module=True),
+            partial(self.listings.listing, module=True),
             self,
         )
         pages = (made.step_editor, made.invocation_editor, made.chain_editor)
@@ -346,7 +314,7 @@ class MainWindow(QMainWindow):
         self._config_placeholders = []
         for stack in made.stacks:
             self.undo_group.addStack(stack)
-        made.modified_changed.connect(self._update_title)
+        made.modified_changed.connect(self.update_title)
         made.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.workspace_opened.connect(made.set_workspace)
         self.listings_changed.connect(made.recheck)
@@ -364,7 +332,7 @@ class MainWindow(QMainWindow):
         self.undo_group.setActiveStack(stack or self.undo_stack)
         name = editors.name_of(page) if editors is not None else None
         self.save_action.setText(f"&Save {name or 'Hook'}")
-        self._update_save_action()
+        self.update_save_action()
 
     def _save_shown(self) -> None:
         """Save (Ctrl+S) saves the editor on show: the step hook or the chains, else the hook."""
@@ -681,12 +649,11 @@ class MainWindow(QMainWindow):
         self.results.clear()
         self.workspace = workspace
         self.store = store
-        self._save_job = None
-        self._listings.clear()
-        self._listing_jobs.clear()
+        self.hook_saving.forget()
+        self.listings.clear()
         self._sources()
         self.hook_editor.set_source_lookup(self._source_file)
-        self._check_node()
+        self.listings.check_node()
         self.bridge.open_workspace(workspace, store)
         if self._on_screen:
             self.bridge.warm_up()
@@ -695,16 +662,16 @@ class MainWindow(QMainWindow):
         self.sample_editor.set_workspace(workspace)
         self.records.set_store(store, workspace)
         self.test_matrix.set_workspace(workspace, store)
-        self._load_document()
+        self.load_document()
         self._refresh_samples()
         self._restore_choices(remembered)
         self._watch()
         if self.document is not None:
-            self._offer_recovery()
+            self.recovery.offer()
         self.settings = self.settings.remember_workspace(str(workspace.location))
         self._fill_recent()
         self._save_settings()
-        self._update_title()
+        self.update_title()
         no_tab_traps(self)
         self.workspace_opened.emit(workspace)
         return True
@@ -780,7 +747,7 @@ class MainWindow(QMainWindow):
         self.history_sample_action.setEnabled(workspace.kind == "adf")
         self.agent_log_dock.set_workspace(workspace)
 
-    def _declared_loops(self) -> list[str]:
+    def declared_loops(self) -> list[str]:
         if self.workspace is None:
             return []
         try:
@@ -788,9 +755,9 @@ class MainWindow(QMainWindow):
         except WorkspaceFileError:
             return []
 
-    def _load_document(self) -> None:
+    def load_document(self) -> None:
         assert self.workspace is not None
-        self._show_notice()
+        self.show_notice()
         try:
             self.document = self.workspace.hook_document()
         except (AgentDocumentError, WorkspaceFileError) as exc:
@@ -802,7 +769,7 @@ class MainWindow(QMainWindow):
             return
         limit = check_agent_config(self.document.document).execution_limit_ms
         self.hook_editor.set_context(
-            self._declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
+            self.declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
         )
         document = self.document
         self.hook_editor.set_agent_config(
@@ -811,7 +778,7 @@ class MainWindow(QMainWindow):
         self.hook_editor.load(self.document.hook_draft(), self.document.has_hook)
         self._refresh_loops()
 
-    def _show_notice(self) -> None:
+    def show_notice(self) -> None:
         """The banner above the hook editor: why nothing may be saved, or that the agent looks
         open in ADF."""
         if self.workspace is None:
@@ -827,7 +794,7 @@ class MainWindow(QMainWindow):
             return
         self._notice = notice
         self.hook_editor.set_notice(*notice)
-        self._update_save_action()
+        self.update_save_action()
 
     def _sources(self) -> Path | None:
         """The folder holding the workspace's hook sources as files, made current (an ``.adf``'s
@@ -840,7 +807,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(str(exc), 6000)
             return None
 
-    def _source_target(self, path: str) -> Path | None:
+    def source_target(self, path: str) -> Path | None:
         """Where the file of a hook's source path is, after :meth:`_sources`."""
         if self.workspace is None or not path:
             return None
@@ -850,7 +817,7 @@ class MainWindow(QMainWindow):
         current = self.loop_box.currentText() or MAIN
         self.loop_box.blockSignals(True)
         self.loop_box.clear()
-        self.loop_box.addItems([MAIN, *self._declared_loops()])
+        self.loop_box.addItems([MAIN, *self.declared_loops()])
         self.loop_box.setCurrentText(current)
         self.loop_box.blockSignals(False)
 
@@ -895,7 +862,7 @@ class MainWindow(QMainWindow):
         self._reload_timer.start()
 
     def _on_files_settled(self) -> None:
-        if self._save_job is not None:
+        if self.hook_saving.busy:
             # The save's own write is seen once the document knows it wrote it.
             self._reload_timer.start()
             return
@@ -903,179 +870,54 @@ class MainWindow(QMainWindow):
         if self.workspace is None:
             return
         self._sources()
-        self._show_notice()
+        self.show_notice()
         # Editors that save by replacing the file drop it from the watch list; watch it again.
         self._watch()
         self.workspace_panel.refresh()
         self.hook_editor.recheck()
         source = self.hook_editor.draft.source
         path = parse_source_ref(source).path if source else ""
-        self._show_functions_of(self._source_target(path))
+        self._show_functions_of(self.source_target(path))
         agent = str(self.workspace.agent_path)
         if agent in changed or str(self.workspace.root) in changed:
-            self._on_agent_changed_on_disk()
+            self.hook_saving.agent_changed_on_disk()
         if str(self.workspace.settings_path) in changed:
             if self.document is None:
-                self._load_document()
+                self.load_document()
             else:
                 # The declared loops may differ; the hook being edited stays as it is.
-                self._adopt(self.document)
+                self.adopt(self.document)
                 self._refresh_loops()
         self._refresh_samples()
         self.sample_editor.on_files_changed(changed)
         if self._config_editors is not None:  # else they read the files when made
             self._config_editors.on_files_changed(changed)
-        if self.rerun_action.isChecked() and self._last_run is not None:
+        if self.rerun_action.isChecked() and self.runs.last_sample is not None:
             sources = {
                 str(self.workspace.source_root / s)
                 for s in self.workspace.hook_sources(runnable_extensions())
             }
             samples = {str(s.path) for s in self.workspace.samples()}
             if changed & (sources | samples):
-                self._rerun()
+                self.runs.rerun()
 
-    def _on_agent_changed_on_disk(self) -> None:
-        if self.workspace is None:
-            return
-        if self.document is None:
-            self._load_document()
-            return
-        if self._conflict is not None:
-            return  # the answer is checked against the file as it is then
-        label = self.workspace.agent_label
-        try:
-            if not self.document.changed_on_disk():
-                return
-            fresh = self.workspace.hook_document()
-        except (AgentDocumentError, WorkspaceFileError, AdfFileError) as exc:
-            self.statusBar().showMessage(
-                f"{label} changed on disk and cannot be read ({exc}); your hook edits are kept "
-                "and nothing is written to it",
-                10000,
-            )
-            return
-        self._merge_outside_change(fresh)
-
-    def _merge_outside_change(self, fresh: AgentDocument) -> None:
-        """The agent file changed outside: every key but the hook is taken as the file has it
-        now, and the hook is merged three ways with the one being edited."""
-        assert self.document is not None and self.workspace is not None
-        label = self.workspace.agent_label
-        base = hook_in(self.document.document)
-        merge = merge_hook(base, self._hook_being_edited(), hook_in(fresh.document))
-        if merge.conflict:
-            self._ask_about_conflict(merge, saving=False, then=None)
-            return
-        self._adopt(fresh)
-        if merge.kind is MergeKind.THEIRS:
-            self.hook_editor.take_from_disk(
-                fresh.hook_draft(), fresh.has_hook, "Take the hook changed outside"
-            )
-            message = f"{label} changed on disk; its new hook is shown (Undo goes back)"
-        elif merge.kind is MergeKind.SAME:
-            self.hook_editor.take_from_disk(self.hook_editor.draft, fresh.has_hook, "")
-            message = f"{label} changed on disk to the very hook being edited"
-        elif merge.kind is MergeKind.OURS:
-            message = f"{label} changed on disk, not its hook; your unsaved hook edits are kept"
-        else:
-            message = f"{label} changed on disk and was reloaded; its hook did not change"
-        self.statusBar().showMessage(message, 8000)
-
-    def _hook_being_edited(self) -> Any:
-        """The editor's hook, as a merge sees it: the loaded one while nothing was edited, else
-        the draft's config (a draft with problems as its fields, so that a diff shows them)."""
-        assert self.document is not None
-        draft = self.hook_editor.draft
-        if self.undo_stack.isClean() or draft == self.document.hook_draft():
-            return hook_in(self.document.document)
-        try:
-            return draft_to_config(draft)
-        except DraftInvalid:
-            return json.loads(draft_to_text(draft))
-
-    def _adopt(self, fresh: AgentDocument) -> None:
+    def adopt(self, fresh: AgentDocument) -> None:
         """The file as it is now becomes what the hook's edits are saved into."""
         assert self.workspace is not None
         self.document = fresh
         limit = check_agent_config(fresh.document).execution_limit_ms
         self.hook_editor.set_context(
-            self._declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
+            self.declared_loops(), limit, self.workspace.hook_sources(runnable_extensions())
         )
-
-    def _ask_about_conflict(
-        self, merge: HookMerge, *, saving: bool, then: Callable[[], object] | None
-    ) -> HookConflictDialog:
-        from studio.ui.hook_conflict_dialog import HookConflictDialog
-
-        assert self.workspace is not None
-        dialog = HookConflictDialog(self.workspace.agent_label, merge, saving=saving, parent=self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.finished.connect(partial(self._on_conflict_answered, merge, saving, then))
-        self._conflict = dialog
-        dialog.open()
-        return dialog
-
-    def _on_conflict_answered(
-        self,
-        merge: HookMerge,
-        saving: bool,
-        then: Callable[[], object] | None,
-        answer: int,
-    ) -> None:
-        from studio.ui.hook_conflict_dialog import HookConflictDialog
-
-        self._conflict = None
-        if self.workspace is None or self.document is None:
-            return
-        label = self.workspace.agent_label
-        if answer not in (HookConflictDialog.KEEP_MINE, HookConflictDialog.TAKE_THEIRS):
-            self.statusBar().showMessage(
-                f"Nothing chosen: your hook edits stay unsaved, {label} keeps its version", 8000
-            )
-            if saving:
-                self.save_finished.emit(False)
-            return
-        try:
-            fresh = self.workspace.hook_document()
-        except (AgentDocumentError, WorkspaceFileError, AdfFileError) as exc:
-            QMessageBox.warning(self, APP_NAME, f"{label} cannot be read; nothing changed:\n{exc}")
-            if saving:
-                self.save_finished.emit(False)
-            return
-        if not same_hook(hook_in(fresh.document), merge.theirs):
-            # Changed again while the question was open: the answer was about another version.
-            if saving:
-                self._start_save(self.hook_editor.draft, False, then)
-            else:
-                self._on_agent_changed_on_disk()
-            return
-        self._adopt(fresh)
-        if answer == HookConflictDialog.KEEP_MINE:
-            # The clean state was the old hook, which is no longer the file's.
-            self.undo_stack.resetClean()
-            self._update_title()
-            if saving:
-                self._start_save(self.hook_editor.draft, False, then)
-                return
-            self.statusBar().showMessage(f"Your hook is kept; Save writes it to {label}", 8000)
-        else:
-            self.hook_editor.take_from_disk(
-                fresh.hook_draft(), fresh.has_hook, "Take the hook changed outside"
-            )
-            self.statusBar().showMessage(
-                f"The hook from {label} is shown; Undo brings yours back", 8000
-            )
-            if saving:
-                self.save_finished.emit(False)
 
     # ---- editing ----------------------------------------------------------------------------
     def _on_draft_changed(self, draft: Any) -> None:
         if self.workspace is None:
             return
         path = parse_source_ref(draft.source).path if draft.source else ""
-        self._show_functions_of(self._source_target(path))
-        self._update_title()
-        self._recovery_timer.start()
+        self._show_functions_of(self.source_target(path))
+        self.update_title()
+        self.recovery.keep_soon()
 
     def _show_functions_of(self, target: Path | None) -> None:
         """The function picker's choices; the file is read again only when it changed (most
@@ -1088,59 +930,25 @@ class MainWindow(QMainWindow):
         if key == self._functions_key:
             return
         self._functions_key = key
-        listing = self._listing(target) if key is not None and target is not None else None
+        listing = self.listings.listing(target) if key is not None and target is not None else None
         self.hook_editor.set_functions(listing.names() if listing is not None else [])
 
-    def _listing(self, target: Path, module: bool = False) -> FunctionList | None:
-        """The functions of a hook source (with ``module``, the exports of a step or chain
-        hook), listed once per version of the file; None until they are known (or when no
-        runtime lists this kind of file). The listing is made off the GUI thread, since a
-        TypeScript file is parsed by a Node process; when it is ready, the picker and the
-        findings are shown again and ``listings_changed`` is emitted."""
-        runtime = runtime_for(str(target))
-        try:
-            info = target.stat()
-        except OSError:
-            return None
-        stamp = (info.st_mtime_ns, info.st_size)
-        key = (target, module)
-        cached = self._listings.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        if runtime is None:
-            self._listings[key] = (stamp, None)
-            return None
-        if self._listing_jobs.get(key) != stamp:
-            self._listing_jobs[key] = stamp
-            job = self.bridge.submit(partial(runtime.functions, target, module=module))
-            job.finished.connect(partial(self._on_listed, key, stamp))
-            job.failed.connect(partial(self._on_listing_failed, key, stamp))
-        return None
-
-    def _on_listing_failed(
-        self, key: tuple[Path, bool], stamp: tuple[int, int], _error: object
-    ) -> None:
-        self._on_listed(key, stamp, None)
-
-    def _on_listed(self, key: tuple[Path, bool], stamp: tuple[int, int], listing: object) -> None:
-        if self._listing_jobs.get(key) != stamp:
-            return  # a newer version of the file is being listed
-        del self._listing_jobs[key]
-        self._listings[key] = (stamp, listing if isinstance(listing, FunctionList) else None)
+    def _on_listed(self) -> None:
+        """A listing is known: the picker and the findings are shown again."""
         self._functions_key = None
         self.hook_editor.recheck()
         self.listings_changed.emit()
         if self.workspace is not None:
             source = self.hook_editor.draft.source
             path = parse_source_ref(source).path if source else ""
-            self._show_functions_of(self._source_target(path))
+            self._show_functions_of(self.source_target(path))
 
     def _source_file(self, path: str, module: bool = False) -> SourceFile | None:
         """What is at a hook's source path in the open workspace, for the editor's findings."""
         if self.workspace is None:
             return None
         target = self.workspace.source_root / path
-        listing = self._listing(target, module) if target.is_file() else None
+        listing = self.listings.listing(target, module) if target.is_file() else None
         return source_file_in(self.workspace, path, listing)
 
     def source_lookup(self, *, module: bool) -> SourceLookup:
@@ -1151,251 +959,31 @@ class MainWindow(QMainWindow):
 
     def language_problem(self, path: str) -> str | None:
         """Why the studio cannot run the source ``path``, or None."""
-        return language_problem(path, self._node_problem)
+        return self.listings.language_problem(path)
 
-    def _check_node(self) -> None:
-        """Whether TypeScript and JavaScript hooks can run, asked off the GUI thread (it may
-        start Node), for the editor's findings."""
-        job = self.bridge.submit(node_problem)
-        job.finished.connect(self._on_node_checked)
-
-    def _on_node_checked(self, problem: object) -> None:
-        self._node_problem = problem if isinstance(problem, str) else None
-        self.hook_editor.set_node_problem(self._node_problem)
+    def _on_node_checked(self, problem: str | None) -> None:
+        self.hook_editor.set_node_problem(problem)
         self.listings_changed.emit()
 
-    def _keep_recovery(self) -> None:
-        """Unsaved hook edits are kept beside the workspace, so a crash does not lose them."""
-        if self.workspace is None:
-            return
-        try:
-            if self.undo_stack.isClean():
-                discard_recovery(self.workspace.root, RECOVERY_KEY)
-            else:
-                save_recovery(
-                    self.workspace.root, RECOVERY_KEY, draft_to_text(self.hook_editor.draft)
-                )
-        except OSError:
-            self.statusBar().showMessage("Unsaved edits could not be kept for recovery", 4000)
-
-    def _offer_recovery(self) -> None:
-        assert self.workspace is not None
-        recovery = load_recovery(self.workspace.root, RECOVERY_KEY)
-        if recovery is None:
-            return
-        draft = draft_from_text(recovery.text, self.hook_editor.draft)
-        if draft is None or draft == self.hook_editor.draft:
-            discard_recovery(self.workspace.root, RECOVERY_KEY)
-            return
-        answer = QMessageBox.question(
-            self,
-            APP_NAME,
-            "Hook edits that were not saved when the studio last closed were kept. Restore them?",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.hook_editor.apply(draft, "Restore unsaved edits")
-        else:
-            discard_recovery(self.workspace.root, RECOVERY_KEY)
-
     def save(self, *, then: Callable[[], object] | None = None) -> Job | None:
-        """Save the hook by the workspace's one save path, off the GUI thread (an ``.adf`` held
-        by another program waits out its busy timeout there). Returns the job, or None when
-        nothing was started (read-only, findings, a save already running: said at once).
-        ``save_finished(saved)`` says how it ended; ``then`` runs after a save that wrote."""
-        if self.document is None or self.workspace is None or self._save_job is not None:
-            return None
-        label = self.workspace.agent_label
-        refusal = self.workspace.read_only_reason
-        if refusal:
-            QMessageBox.warning(self, APP_NAME, f"{label} is read-only here:\n{refusal}")
-            return None
-        # The editor's findings also know the files on disk (a missing source or function).
-        blocking = errors(self.hook_editor.findings)
-        if blocking:
-            problems = "\n".join(f.message for f in blocking)
-            QMessageBox.warning(
-                self, APP_NAME, f"The hook has problems and was not saved:\n{problems}"
-            )
-            return None
-        waiting = self._await_listing(then)
-        if waiting is not None:
-            return waiting
-        return self._start_save(self.hook_editor.draft, False, then)
+        """Save the hook (see :meth:`HookSaving.save`); ``save_finished`` says how it ended."""
+        return self.hook_saving.save(then=then)
 
-    def _await_listing(self, then: Callable[[], object] | None) -> Job | None:
-        """The job that lists the source's functions before the save goes on, when they are
-        not known yet: until they are, a function the file lacks cannot be found, and Save
-        must not pass it. None when nothing is to wait for."""
-        assert self.workspace is not None
-        source = self.hook_editor.draft.source
-        target = self._source_target(parse_source_ref(source).path if source else "")
-        key = (target, False)
-        runtime = runtime_for(str(target)) if target is not None else None
-        if target is None or runtime is None or key not in self._listing_jobs:
-            return None
-        stamp = self._listing_jobs[key]
-        job = self.bridge.submit(partial(runtime.functions, target))
-        self._save_job = job
-        self._update_save_action()
-        self.statusBar().showMessage(f"Checking {target.name} for its functions before saving…")
-        job.finished.connect(partial(self._on_listed_for_save, job, key, stamp, then))
-        job.failed.connect(lambda _exc: self._on_listed_for_save(job, key, stamp, then, None))
-        return job
+    def remove_hook(self) -> None:
+        self.hook_saving.remove_hook()
 
-    def _on_listed_for_save(
-        self,
-        job: Job,
-        key: tuple[Path, bool],
-        stamp: tuple[int, int],
-        then: Callable[[], object] | None,
-        listing: object,
-    ) -> None:
-        if job is not self._save_job:
-            return  # another workspace was opened meanwhile
-        self._save_job = None
-        self._update_save_action()
-        self._on_listed(key, stamp, listing)
-        if self.save(then=then) is None:
-            self.save_finished.emit(False)
-
-    def _start_save(self, draft: HookDraft, force: bool, then: Callable[[], object] | None) -> Job:
-        assert self.document is not None and self.workspace is not None
-        label = self.workspace.agent_label
-        step = self.undo_stack.index()
-        before = self.document.document
-        job = self.bridge.submit(partial(self.document.save, draft, force=force))
-        self._save_job = job
-        self._update_save_action()
-        self.statusBar().showMessage(f"Saving {label}…")
-        job.finished.connect(partial(self._on_saved, job, label, draft, step, before, then))
-        job.failed.connect(partial(self._on_save_failed, job, label, draft, then))
-        return job
-
-    def _end_save(self, job: Job) -> bool:
-        """Whether this job is the save on show (a workspace opened meanwhile drops it)."""
-        if job is not self._save_job:
-            return False
-        self._save_job = None
-        self._update_save_action()
-        self.statusBar().clearMessage()
-        return True
-
-    def _on_saved(
-        self,
-        job: Job,
-        label: str,
-        draft: HookDraft,
-        step: int,
-        before: dict[str, Any],
-        then: Callable[[], object] | None,
-        _text: object,
-    ) -> None:
-        if not self._end_save(job) or self.document is None or self.workspace is None:
-            return
-        message = f"Saved {label}"
-        if other_keys_changed(before, self.document.document):
-            message += "; what was changed in it outside the studio is kept"
-        # Edits made while the save ran stay unsaved: only what was written is clean. The
-        # undo history stays: a save is not an edit.
-        if self.undo_stack.index() == step and self.hook_editor.draft == draft:
-            if self._saved_as_drafted(draft):
-                self.hook_editor.take_from_disk(draft, self.document.has_hook, "")
-            else:
-                # Nothing was edited and the file's hook changed meanwhile: that one stays.
-                self.hook_editor.take_from_disk(
-                    self.document.hook_draft(),
-                    self.document.has_hook,
-                    "Take the hook changed outside",
-                )
-                message = f"{label} has a newer hook, changed outside; it is shown"
-            discard_recovery(self.workspace.root, RECOVERY_KEY)
-        self.statusBar().showMessage(message, 5000)
-        self._update_title()
-        self.save_finished.emit(True)
-        if then is not None:
-            then()
-
-    def _saved_as_drafted(self, draft: HookDraft) -> bool:
-        assert self.document is not None
-        try:
-            return same_hook(draft_to_config(draft), hook_in(self.document.document))
-        except DraftInvalid:
-            return False
-
-    def _on_save_failed(
-        self,
-        job: Job,
-        label: str,
-        draft: HookDraft,
-        then: Callable[[], object] | None,
-        exc: BaseException,
-    ) -> None:
-        if not self._end_save(job):
-            return
-        if isinstance(exc, HookConflict) and self.workspace is not None:
-            self._ask_about_conflict(exc.merge, saving=True, then=then)
-            return  # save_finished follows the answer
-        if isinstance(exc, DraftInvalid):
-            QMessageBox.warning(self, APP_NAME, f"The hook has problems and was not saved:\n{exc}")
-        elif isinstance(exc, AdfFileError):
-            self._refused(label, exc)
-        else:
-            QMessageBox.warning(self, APP_NAME, f"{label} could not be saved:\n{exc}")
-        self.save_finished.emit(False)
-
-    def _update_save_action(self) -> None:
+    def update_save_action(self) -> None:
         reason = self.workspace.read_only_reason if self.workspace else None
         editors = self._config_editors
         if editors is not None and editors.name_of(self.editors.currentWidget()):
             reason = None  # hookstudio.json is the studio's own file, writable beside any agent
-        self.save_action.setEnabled(not reason and self._save_job is None)
+        self.save_action.setEnabled(not reason and not self.hook_saving.busy)
         self.save_action.setStatusTip(f"Read-only: {reason}" if reason else "Save the hook")
-
-    def _refused(self, label: str, exc: AdfFileError) -> None:
-        """An agent file that did not take the save: nothing was written and the draft stays."""
-        self._show_notice()
-        QMessageBox.warning(
-            self,
-            APP_NAME,
-            f"The hook was not saved to {label}; your edits are kept.\n\n{exc.reason}",
-        )
-
-    def remove_hook(self) -> None:
-        if self.document is None or not self.document.has_hook:
-            return
-        label = self.workspace.agent_label if self.workspace else "the agent"
-        answer = QMessageBox.question(self, APP_NAME, f"Remove the pre-LLM hook from {label}?")
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        try:
-            self.document.remove_hook()
-        except AdfFileError as exc:
-            QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc.reason}")
-            return
-        except HookConflict:
-            QMessageBox.warning(
-                self,
-                APP_NAME,
-                f"The hook was not removed: it was changed in {label} outside the studio. "
-                "Look at the change first, then remove it if you still want to.",
-            )
-            self._on_agent_changed_on_disk()
-            return
-        except (ExternalChange, OSError, AgentDocumentError) as exc:
-            QMessageBox.warning(self, APP_NAME, f"The hook was not removed:\n{exc}")
-            return
-        # What else changed in the file outside (its limits, say) is what the editor now shows.
-        self._adopt(self.document)
-        # The removal is a step of its own: Undo shows the hook again, unsaved.
-        self.hook_editor.take_from_disk(
-            self.document.hook_draft(), self.document.has_hook, "Remove hook"
-        )
-        self._update_title()
 
     def _confirm_discard(self, *, then: Callable[[], object] | None = None) -> bool:
         """Whether unsaved work may be left now. An answer of Save starts the save and says
         False; ``then`` runs once the save has written."""
-        if self._save_job is not None or self.source_view.saving:
+        if self.hook_saving.busy or self.source_view.saving:
             self.statusBar().showMessage("Wait for the save to end", 4000)
             return False
         if not self.source_view.confirm_leave(then=then):
@@ -1417,23 +1005,10 @@ class MainWindow(QMainWindow):
             return False
         if answer != QMessageBox.StandardButton.Discard:
             return False
-        self._drop_recovery()
+        self.recovery.drop()
         return True
 
-    def _drop_recovery(self) -> None:
-        """The unsaved hook edits were discarded: their crash copy goes too, or the next open
-        would offer them again."""
-        self._recovery_timer.stop()
-        if self.workspace is None:
-            return
-        try:
-            discard_recovery(self.workspace.root, RECOVERY_KEY)
-        except OSError:
-            self.statusBar().showMessage(
-                "The discarded edits' recovery copy could not be removed", 4000
-            )
-
-    def _update_title(self, *_: Any) -> None:
+    def update_title(self, *_: Any) -> None:
         name = self.workspace.location.name if self.workspace else "no workspace"
         read_only = " (read-only)" if self.workspace and self.workspace.read_only_reason else ""
         self.setWindowTitle(f"{name}{read_only}[*] — {APP_NAME}")
@@ -1450,20 +1025,11 @@ class MainWindow(QMainWindow):
             self.sample_box.setCurrentText(name)
 
     def _on_sample_saved(self, name: str) -> None:
-        if self.rerun_action.isChecked() and self._last_run and self._last_run[0] == name:
-            self._rerun()
+        if self.rerun_action.isChecked() and self.runs.last_sample == name:
+            self.runs.rerun()
 
     def run_selected(self) -> RunJob | None:
-        sample = self.sample_box.currentText()
-        if self.workspace is None or not sample:
-            self.statusBar().showMessage("Choose a sample to run the hook on", 4000)
-            return None
-        loop = self.loop_box.currentText().strip() or None
-        config = self._edited_config_for(sample)
-        if config is False:
-            return None
-        self._last_run = (sample, loop, config or None)
-        return self.start_run(sample, loop, hook_config=config or None)
+        return self.runs.run_selected()
 
     def start_run(
         self,
@@ -1477,61 +1043,30 @@ class MainWindow(QMainWindow):
     ) -> RunJob:
         """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
         its file's content) and show how it ends."""
-        # Its result is shown: its record waits for that (_release_records).
-        hold = self.bridge.hold_writes() if group is None else None
-        job = self.bridge.start_run(
+        return self.runs.start_run(
             sample, loop, hook, group=group, hook_config=hook_config, document=document
         )
-        job.write_hold = hold
-        job.finished.connect(partial(self._on_run_finished, job))
-        job.failed.connect(partial(self._on_run_failed, job))
-        self._on_run_started(job)
-        return job
 
     def rerun_record(self, found: RecordSample) -> RunJob | None:
-        """Run a stored run's sample again, on its loop, with the hook as it is now (the one
-        being edited, as Run does): on what the run was given, or, without a document, on the
-        sample file as it is now."""
-        if self.workspace is None:
-            return None
-        contract = CONTRACTS.get(found.contract)
-        edited = contract is not None and contract.agent_hook_key == HOOK_KEY
-        config = self._draft_config() if edited else None
-        if config is False:
-            return None
-        name = found.sample or "rerun"
-        given = "as the run was given it" if found.document is not None else "as it is now"
-        self.statusBar().showMessage(f"Rerunning the sample {name} {given}", 4000)
-        return self.start_run(name, found.loop, hook_config=config or None, document=found.document)
+        return self.runs.rerun_record(found)
 
     def _on_record_sample_created(self, name: str) -> None:
         self._show_new_sample(name, f"Created {SAMPLES_DIR}/{name}.json from a run's input")
 
-    def _sample_contract(self, name: str) -> str | None:
-        if self.workspace is None:
-            return None
-        try:
-            return self.workspace.sample(name).contract
-        except WorkspaceFileError:
-            return None
+    def run_on_every_target(self) -> None:
+        self.runs.run_on_every_target()
 
-    def _runs_edited_hook(self, name: str) -> bool:
-        """Whether a run of this sample runs the hook the hook editor edits."""
-        contract = CONTRACTS.get(self._sample_contract(name) or "")
-        return contract is not None and contract.agent_hook_key == HOOK_KEY
+    def cancel_runs(self) -> None:
+        self.bridge.cancel_all()
 
-    def _edited_config_for(self, sample: str) -> dict[str, Any] | Literal[False] | None:
-        """:meth:`_draft_config` when a run of ``sample`` runs the hook being edited. The sample
-        is read to know that only when the hook has unsaved edits: a large one takes a while
-        to parse, and the GUI thread would wait for it at each Run."""
-        if self.undo_stack.isClean() or self.document is None:
-            return None
-        return self._draft_config() if self._runs_edited_hook(sample) else None
+    def hook_edited(self) -> bool:
+        """Whether the hook editor holds edits that are not saved."""
+        return not self.undo_stack.isClean() and self.document is not None
 
-    def _draft_config(self) -> dict[str, Any] | Literal[False] | None:
+    def draft_config(self) -> dict[str, Any] | Literal[False] | None:
         """Run what is being edited: the draft hook config when it differs from the saved one
         (False when the draft has problems, which are shown instead), None for the saved one."""
-        if self.undo_stack.isClean() or self.document is None:
+        if not self.hook_edited():
             return None
         try:
             return draft_to_config(self.hook_editor.draft)
@@ -1541,83 +1076,6 @@ class MainWindow(QMainWindow):
                 "The hook being edited has problems (see Findings); fix them to run it", 6000
             )
             return False
-
-    def _rerun(self) -> None:
-        if self._last_run is None or self.bridge.running:
-            return
-        sample, loop, config = self._last_run
-        self.start_run(sample, loop, hook_config=config)
-
-    def run_on_every_target(self) -> None:
-        sample = self.sample_box.currentText()
-        if self.workspace is None or not sample:
-            return
-        group = self._next_group
-        self._next_group += 1
-        loops = [MAIN, *self._declared_loops(), FUTURE_LOOP]
-        self._groups[group] = []
-        self._group_sizes[group] = len(loops)
-        config = self._edited_config_for(sample)
-        if config is False:
-            return
-        for loop in loops:
-            self.start_run(sample, loop, group=group, hook_config=config or None)
-
-    def cancel_runs(self) -> None:
-        self.bridge.cancel_all()
-
-    def _on_run_started(self, job: RunJob) -> None:
-        self.cancel_action.setEnabled(True)
-        self.tick.start()
-        if job.group is None:
-            self.results.show_running(job)
-        self._on_tick()
-
-    def _on_tick(self) -> None:
-        running = self.bridge.running
-        if not running:
-            self.running_label.setText("")
-            self.tick.stop()
-            self.cancel_action.setEnabled(False)
-            return
-        oldest = min(job.started_at for job in running)
-        label = f"{len(running)} runs" if len(running) > 1 else f"{running[0].sample}"
-        self.running_label.setText(f"● Running {label}… {time.monotonic() - oldest:.1f} s")
-        self.results.update_running(time.monotonic() - oldest)
-
-    def _on_run_failed(self, job: RunJob, error: TurnError) -> None:
-        contract = self._sample_contract(job.sample) or DEFAULT_CONTRACT
-        self._on_run_finished(job, job.failed_outcome(error, contract))
-
-    def _on_run_finished(self, job: RunJob, outcome: RunOutcome) -> None:
-        self._on_tick()
-        if job.group is not None:
-            results = self._groups.setdefault(job.group, [])
-            results.append((job.loop or MAIN, outcome))
-            if len(results) == self._group_sizes.get(job.group, 0):
-                order = {
-                    loop: i for i, loop in enumerate([MAIN, *self._declared_loops(), FUTURE_LOOP])
-                }
-                results.sort(key=lambda r: order.get(r[0], 99))
-                self.results.show_comparison(results)
-                del self._groups[job.group]
-        else:
-            self.results.show_outcome(outcome)
-        if job.write_hold is not None:
-            self._shown_holds.append(job.write_hold)
-        if self.results.diff_ready:  # else once the diff is in (diff_shown)
-            self._release_records()
-        # On the next turn of the event loop: the window handles input and paints between
-        # showing a large outcome and asking for the records again.
-        QTimer.singleShot(0, self.records, self.records.refresh)
-        self.run_finished.emit(outcome)
-
-    def _release_records(self) -> None:
-        """Write the records held since the runs on show began, once their result has been
-        painted (a run started since keeps its own hold)."""
-        holds, self._shown_holds = self._shown_holds, []
-        for hold in holds:
-            QTimer.singleShot(RECORDS_AFTER_SHOWN_MS, partial(self.bridge.release_writes, hold))
 
     def _on_targets_replaced(self, count: int) -> None:
         others = "the other target was" if count == 1 else f"the {count} other targets were"
@@ -1706,7 +1164,7 @@ class MainWindow(QMainWindow):
         self.settings = self.settings.model_copy(update={"node": node})
         use_node_setting(node)
         self._save_settings()
-        self._check_node()
+        self.listings.check_node()
 
     # ---- layout and closing ---------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -11,7 +11,7 @@ import pytest
 from studio.core.app_settings import AppSettings
 from studio.core.records import pending_writes
 from studio.core.records.store import store_path
-from studio.ui import main_window
+from studio.ui import run_control
 from studio.ui.main_window import MainWindow
 from tests.ui.test_records_view import run_ids
 
@@ -62,7 +62,7 @@ def test_a_run_started_as_another_is_shown_keeps_its_record_until_its_own_diff_i
 ):
     # The first run's records go on the next turn of the event loop once its diff is shown:
     # surely before the second run, started right then, ends.
-    monkeypatch.setattr(main_window, "RECORDS_AFTER_SHOWN_MS", 0)
+    monkeypatch.setattr(run_control, "RECORDS_AFTER_SHOWN_MS", 0)
     window.sample_box.setCurrentText("support-ticket")
     shown: list[tuple[str, list[str]]] = []
 
