@@ -119,6 +119,14 @@ SETTLE_MS = 150.0
 does that off the run's path), so that it does not fall into the next timed step."""
 
 
+def quartiles(values: list[float]) -> tuple[float, float]:
+    """The first and third quartiles (a single value is both)."""
+    if len(values) < 2:
+        return values[0], values[0]
+    low, _, high = statistics.quantiles(values, n=4)
+    return low, high
+
+
 async def timed_run(runner: Runner, name: str, source: str, settle_s: float) -> float:
     await asyncio.sleep(settle_s)
     gc.collect()
@@ -168,9 +176,7 @@ async def measure_mode(
                         "round_trip_ms": round(statistics.median(trips), 2),
                         "anchor_ms": round(statistics.median(anchors), 2),
                         "ratio": round(statistics.median(ratios), 3),
-                        "ratio_quartiles": [
-                            round(q, 3) for q in statistics.quantiles(ratios, n=4)[::2]
-                        ],
+                        "ratio_quartiles": [round(q, 3) for q in quartiles(ratios)],
                     }
                 )
         notices = runner.sandbox_notices()
