@@ -147,7 +147,7 @@ class _SandboxMaker:
         if not data or len(got) != 1:
             for fd in got:
                 os.close(fd)
-            raise OSError("the fork server's sandbox maker is gone")
+            raise OSError("the fork server's sandbox maker made no call sandbox")
         return int(data), got[0]
 
 
@@ -163,21 +163,26 @@ def _make_on_request(channel: socket.socket, call: sandbox.CallSandbox, server: 
             os._exit(0)
         if not data:
             os._exit(0)
+        refused = False
         try:
             made = sandbox.fork_call(call, for_parent=True)
         except OSError:
-            made = None
-            channel.send(b"")
-        else:
-            if made is None:
-                try:
-                    request = decode_message(data)
-                except BaseException:
-                    os._exit(0)
-                _run_requested(request, fds)
-            socket.send_fds(channel, [b"%d" % made.pid], [made.status])
-            os.close(made.status)
-        for fd in fds:
+            made, refused = None, True
+        if made is not None:
+            answer, status = b"%d" % made.pid, [made.status]
+        elif not refused:
+            try:
+                request = decode_message(data)
+            except BaseException:
+                os._exit(0)
+            _run_requested(request, fds)
+        else:  # the kernel refused: the server is told so, and makes no spare
+            answer, status = b"", []
+        try:
+            socket.send_fds(channel, [answer], status)
+        except OSError:
+            os._exit(0)
+        for fd in [*fds, *status]:
             os.close(fd)
 
 
