@@ -432,6 +432,8 @@ def _become_init(parent: int, status_w: int) -> None:
         return
     os.closerange(0, status_w)
     os.closerange(status_w + 1, process_control.max_fd())
+    # Out of the hook's reach already; it holds no capability either, as the hook does not.
+    _drop_privileges()
     _wait_as_init(hook, status_w)
 
 

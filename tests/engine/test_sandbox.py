@@ -83,6 +83,12 @@ def _namespace_pids(pid: int) -> list[int]:
     return [int(number) for number in line.split()[1:]]
 
 
+def _capabilities(pid: int) -> set[int]:
+    """The distinct values of ``pid``'s permitted and effective capability sets."""
+    with open(f"/proc/{pid}/status") as f:
+        return {int(line.split()[1], 16) for line in f if line.startswith(("CapPrm", "CapEff"))}
+
+
 def test_a_spare_is_two_processes_the_first_of_its_namespace_a_child_of_the_server(live):
     assert live.run().status == "ok"
     server = python_runtime(live)._host._process.pid
@@ -97,6 +103,8 @@ def test_a_spare_is_two_processes_the_first_of_its_namespace_a_child_of_the_serv
         # No process between the server and the namespace: its first process is the server's
         # child, and the spare's own process is the second and last.
         assert _namespace_pids(spare)[1:] == [1]
+        # The first, which only waits, holds no capability either.
+        wait_for(lambda spare=spare: _capabilities(spare) == {0})
         (process,) = children(spare)
         assert _namespace_pids(process)[1:] == [2]
         assert children(process) == []
