@@ -1,5 +1,11 @@
 """The studio window: workspace on the left, the hook and samples in the middle, results on the
-right, records below. It wires views to core objects and the engine; it owns no data itself."""
+right, records below. It wires views to core objects and the engine; it owns no data itself.
+
+Its parts are modules of their own: the menus and the Run toolbar (window_menus), the Help
+windows (window_help), the open dialogs (open_dialogs), the hookstudio.json editors' tabs
+(config_editor_tabs), the functions of hook sources (function_listings), runs and their results
+(run_control), saving the hook and merging outside changes (hook_saving), the crash copy of
+unsaved edits (hook_recovery), and the files watched for outside changes (workspace_watch)."""
 
 from __future__ import annotations
 
@@ -8,18 +14,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from PySide6.QtCore import QByteArray, QEvent, QFileSystemWatcher, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent, QUndoGroup, QUndoStack
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
-    QComboBox,
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QSplitter,
     QTabWidget,
-    QToolBar,
     QWidget,
 )
 
@@ -46,12 +49,14 @@ from studio.core.workspace.folder import SAMPLES_DIR, Workspace, WorkspaceFileEr
 from studio.engine.node_binary import use_node_setting
 from studio.engine.runtimes import runnable_extensions
 from studio.ui.agent_log_view import AgentLogDock
+from studio.ui.config_editor_tabs import ConfigEditorTabs
 from studio.ui.engine_bridge import EngineBridge, Job, RunJob
 from studio.ui.focus_areas import Area, FocusAreas
 from studio.ui.function_listings import FunctionListings
 from studio.ui.hook_editor import HookEditor
 from studio.ui.hook_recovery import HookRecovery
 from studio.ui.hook_saving import HookSaving
+from studio.ui.open_dialogs import choose_agent_file, choose_folder
 from studio.ui.records_view import RecordsView
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.run_control import RunControl
@@ -59,15 +64,17 @@ from studio.ui.samples.editor import SampleEditor
 from studio.ui.source_view import SourceView
 from studio.ui.start_collector import resume_once_painted
 from studio.ui.test_matrix import HookTestsDock
+from studio.ui.window_help import open_about_box, open_shortcuts_sheet
 from studio.ui.window_layout import (
     PREFERRED,
     central_sizes,
     first_size,
-    keep_narrow,
     lay_out_areas,
     no_tab_traps,
 )
+from studio.ui.window_menus import WindowMenus
 from studio.ui.workspace_panel import WorkspacePanel
+from studio.ui.workspace_watch import WorkspaceWatch
 
 if TYPE_CHECKING:
     # The dialogs are imported when first opened: they are not needed to show the window.
@@ -86,7 +93,6 @@ EDITOR_TIPS = (
     "The invocation-preparation hook (prepareInvocation) of hookstudio.json",
     "The model hook chains (pre and post) of hookstudio.json",
 )
-CONFIG_EDITOR_TITLES = ("Step", "Invocation", "Chains")
 
 
 class MainWindow(QMainWindow):
@@ -142,8 +148,7 @@ class MainWindow(QMainWindow):
         self.tests_dock = HookTestsDock(self, self.bridge, self.records_dock)
         self.test_matrix = self.tests_dock.matrix
 
-        self._build_actions()
-        self._build_toolbar()
+        self._build_menus()
         self._build_keyboard()
         self.runs = RunControl(
             self,
@@ -159,14 +164,10 @@ class MainWindow(QMainWindow):
         self.runs.message.connect(self.statusBar().showMessage)
         self.statusBar().addPermanentWidget(self.runs.running_label)
 
-        self.watcher = QFileSystemWatcher(self)
-        self.watcher.fileChanged.connect(self._on_file_changed)
-        self.watcher.directoryChanged.connect(self._on_directory_changed)
-        self._reload_timer = QTimer(self)
-        self._reload_timer.setSingleShot(True)
-        self._reload_timer.setInterval(150)
-        self._reload_timer.timeout.connect(self._on_files_settled)
-        self._changed_files: set[str] = set()
+        # The save's own write is seen once the document knows it wrote it.
+        self.workspace_watch = WorkspaceWatch(lambda: self.hook_saving.busy, self)
+        self.workspace_watch.settled.connect(self._on_files_settled)
+        self.watcher = self.workspace_watch.watcher
         self.recovery = HookRecovery(
             lambda: self.workspace, self.hook_editor, self.undo_stack, self
         )
@@ -257,84 +258,50 @@ class MainWindow(QMainWindow):
     def _build_hidden_parts(self) -> None:
         """What the first paint did not show, made now so that its first look does not wait."""
         self.results.run.build_pages()
-        self._ensure_config_editors()
+        self.config_tabs.ensure()
 
     # ---- construction --------------------------------------------------------------------
     def _add_config_editors(self) -> None:
-        """The tabs of the step-hook, invocation-hook and chain editors of hookstudio.json.
-        The editors themselves are made once the window is painted, or when first asked for
-        (:attr:`config_editors`): none is on show at first, and making them and reading their
-        sections took a good part of the window's start. Edit › Undo follows the editor on
-        show (each editor saves on its own, so each has its own undo stack)."""
-        self._config_editors: StudioConfigEditors | None = None
-        self._config_placeholders = [QWidget() for _ in CONFIG_EDITOR_TITLES]
-        for page, title in zip(self._config_placeholders, CONFIG_EDITOR_TITLES, strict=True):
-            self.editors.addTab(page, title)
-        # Short titles, so that the six fit the editors' pane on a 1024-pixel screen.
-        for index, tip in enumerate(EDITOR_TIPS):
-            self.editors.setTabToolTip(index, tip)
-        self.undo_group = QUndoGroup(self)
-        self.undo_group.addStack(self.undo_stack)
-        self.undo_group.setActiveStack(self.undo_stack)
-        self.editors.currentChanged.connect(self._on_editor_shown)
-
-    @property
-    def config_editors(self) -> StudioConfigEditors:
-        """The editors of hookstudio.json's hook sections, made on first use."""
-        return self._ensure_config_editors()
-
-    def _ensure_config_editors(self) -> StudioConfigEditors:
-        made = self._config_editors
-        return made if made is not None else self._make_config_editors()
-
-    def _make_config_editors(self) -> StudioConfigEditors:
-        from studio.ui.studio_config_editors import StudioConfigEditors
-
-        made = self._config_editors = StudioConfigEditors(
+        """The Step, Invocation and Chains tabs; their editors are made once the window is
+        painted, or when first asked for (:attr:`config_editors`)."""
+        self.config_tabs = ConfigEditorTabs(
+            self.editors,
+            self.undo_stack,
             self.source_lookup(module=True),
             self.language_problem,
             partial(self.listings.listing, module=True),
             self,
         )
-        pages = (made.step_editor, made.invocation_editor, made.chain_editor)
-        shown = self.editors.currentIndex()
-        self.editors.blockSignals(True)
-        for placeholder, page, title in zip(
-            self._config_placeholders, pages, CONFIG_EDITOR_TITLES, strict=True
-        ):
-            index = self.editors.indexOf(placeholder)
-            tip = self.editors.tabToolTip(index)
-            self.editors.removeTab(index)
-            self.editors.insertTab(index, page, title)
+        # Short titles, so that the six fit the editors' pane on a 1024-pixel screen.
+        for index, tip in enumerate(EDITOR_TIPS):
             self.editors.setTabToolTip(index, tip)
-            placeholder.deleteLater()
-            no_tab_traps(page)
-        self.editors.setCurrentIndex(shown)
-        self.editors.blockSignals(False)
-        self._config_placeholders = []
-        for stack in made.stacks:
-            self.undo_group.addStack(stack)
+        self.undo_group = self.config_tabs.undo_group
+        self.config_tabs.made.connect(self._on_config_editors_made)
+        self.config_tabs.shown.connect(self._on_editor_shown)
+
+    @property
+    def config_editors(self) -> StudioConfigEditors:
+        """The editors of hookstudio.json's hook sections, made on first use."""
+        return self.config_tabs.ensure()
+
+    @property
+    def _config_editors(self) -> StudioConfigEditors | None:
+        """The editors of hookstudio.json's hook sections, None until they are made."""
+        return self.config_tabs.editors
+
+    def _on_config_editors_made(self, made: StudioConfigEditors) -> None:
         made.modified_changed.connect(self.update_title)
         made.message.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.workspace_opened.connect(made.set_workspace)
         self.listings_changed.connect(made.recheck)
         if self.workspace is not None:
             made.set_workspace(self.workspace)
-        return made
 
-    def _on_editor_shown(self, _index: int) -> None:
-        page = self.editors.currentWidget()
-        if page in self._config_placeholders:
-            self._ensure_config_editors()  # made now: its tab is on show
-            page = self.editors.currentWidget()
-        editors = self._config_editors
-        stack = editors.stack_of(page) if editors is not None else None
-        self.undo_group.setActiveStack(stack or self.undo_stack)
-        name = editors.name_of(page) if editors is not None else None
+    def _on_editor_shown(self, name: str | None) -> None:
         self.save_action.setText(f"&Save {name or 'Hook'}")
         self.update_save_action()
 
-    def _save_shown(self) -> None:
+    def save_shown(self) -> None:
         """Save (Ctrl+S) saves the editor on show: the step hook or the chains, else the hook."""
         editors = self._config_editors
         if editors is None or not editors.save_if_shown(self.editors.currentWidget()):
@@ -347,150 +314,31 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _action(
-        self, text: str, shortcut: Any = None, handler: Any = None, tip: str = ""
-    ) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        shown = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-        action.setToolTip(f"{tip or text} ({shown})" if shown else tip or text)
-        action.setStatusTip(tip or text)
-        if handler is not None:
-            action.triggered.connect(handler)
-        return action
-
-    def _build_actions(self) -> None:
-        menu = self.menuBar()
-        self.open_action = self._action(
-            "&Open Folder…",
-            QKeySequence.StandardKey.Open,
-            self.choose_workspace,
-            "Open a workspace folder (agent.json, hook sources, samples)",
-        )
-        self.open_agent_action = self._action(
-            "Open &Agent File…",
-            "Ctrl+Shift+O",
-            self.choose_agent_file,
-            "Open an ADF agent file (.adf)",
-        )
-        self.save_action = self._action(
-            "&Save Hook", QKeySequence.StandardKey.Save, self._save_shown, "Save the hook shown"
-        )
-        self.quit_action = self._action("&Quit", QKeySequence.StandardKey.Quit, self.close)
-        self.recent_menu = menu.addMenu("&File")
-        file_menu = self.recent_menu
-        file_menu.addAction(self.open_action)
-        file_menu.addAction(self.open_agent_action)
-        self.recent = file_menu.addMenu("Open &Recent")
-        file_menu.addSeparator()
-        file_menu.addAction(self.save_action)
-        self.import_request_action = self._action(
-            "&Import Request…", None, self.import_request, "A captured provider body as a sample"
-        )
-        file_menu.addAction(self.import_request_action)
-        new_menu = self.sample_editor.sample_list.new_menu
-        new_menu.addSeparator()
-        new_menu.addAction(self.import_request_action)
-        self.history_sample_action = self._action(
-            "New Sample from &History…",
-            None,
-            self.new_sample_from_history,
-            "A pre-LLM sample from rows of the .adf agent's history",
-        )
-        self.history_sample_action.setEnabled(False)
-        file_menu.addAction(self.history_sample_action)
-        self.sample_editor.sample_list.new_menu.addAction(self.history_sample_action)
-        self.workspace_opened.connect(self._on_workspace_kind)
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-
-        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
-        self.find_action = self._action(
-            "&Find…", QKeySequence.StandardKey.Find, self._on_find, "Find in the records"
-        )
-        self.settings_action = self._action(
-            "Se&ttings…", QKeySequence.StandardKey.Preferences, self.edit_settings
-        )
-        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
-        edit_menu = menu.addMenu("&Edit")
-        for action in (self.undo_action, self.redo_action, self.find_action):
-            edit_menu.addAction(action)
-        edit_menu.addSeparator()
-        edit_menu.addAction(self.settings_action)
-
-        self.run_action = self._action(
-            "&Run", "Ctrl+Return", self.run_selected, "Run the hook on the sample"
-        )
-        self.cancel_action = self._action(
-            "&Cancel", "Esc", self.cancel_runs, "Stop the running hook"
-        )
-        self.cancel_action.setEnabled(False)
-        self.run_all_action = self._action(
-            "Run on &Every Target",
-            "Ctrl+Shift+Return",
-            self.run_on_every_target,
-            "Run on Main, each declared loop and a future loop",
-        )
-        self.rerun_action = self._action(
-            "Rerun on &Save", None, None, "Rerun when the hook or the sample changes"
-        )
-        self.rerun_action.setCheckable(True)
-        self.rerun_action.setChecked(self.settings.rerun_on_save)
-        run_menu = menu.addMenu("&Run")
-        for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
-            run_menu.addAction(action)
-        self.run_tests_action = self._action(
-            "Run All &Tests",
-            "Ctrl+Shift+T",
-            self.run_tests,
-            "Run every sample on every target, judged against its expectations",
-        )
-        self.save_test_action = self._action(
-            "Save Run as Te&st",
-            None,
+    def _build_menus(self) -> None:
+        menus = self.menus = WindowMenus(
+            self,
+            self,
+            self.undo_group,
+            self.sample_editor.sample_list.new_menu,
             self.results.request_save_as_test,
-            "Write what the run on show gave into its sample as expectations",
+            (self.workspace_dock, self.records_dock, self.agent_log_dock, self.tests_dock),
+            self.settings.rerun_on_save,
+            self.settings.recent_workspaces,
         )
-        run_menu.addSeparator()
-        run_menu.addAction(self.run_tests_action)
-        run_menu.addAction(self.save_test_action)
-
-        self.view_menu = menu.addMenu("&View")
-        self.view_menu.addAction(self.workspace_dock.toggleViewAction())
-        self.view_menu.addAction(self.records_dock.toggleViewAction())
-        self.view_menu.addAction(self.agent_log_dock.toggleViewAction())
-        self.view_menu.addAction(self.tests_dock.toggleViewAction())
-        self._fill_recent()
-
-    def _build_toolbar(self) -> None:
-        bar = QToolBar("Run")
-        bar.setObjectName("runToolbar")
-        self.toolbar = bar
-        self.addToolBar(bar)
-        bar.addWidget(QLabel(" Sample "))
-        self.sample_box = QComboBox()
-        self.sample_box.setObjectName("sampleBox")
-        self.sample_box.setMinimumWidth(180)
-        self.sample_box.setToolTip("The sample to run the hook on")
-        bar.addWidget(self.sample_box)
-        bar.addWidget(QLabel(" Loop "))
-        self.loop_box = QComboBox()
-        self.loop_box.setObjectName("loopBox")
-        self.loop_box.setEditable(True)
-        self.loop_box.setMinimumWidth(130)
-        self.loop_box.setToolTip("The loop whose provider call is being prepared")
-        bar.addWidget(self.loop_box)
-        bar.addSeparator()
-        for action in (self.run_action, self.cancel_action, self.run_all_action, self.rerun_action):
-            bar.addAction(action)
-        # Save stays in reach whatever the docks cover of the hook editor.
-        bar.addSeparator()
-        bar.addAction(self.save_action)
-        keep_narrow(self.sample_box)
+        self.workspace_opened.connect(self._on_workspace_kind)
+        self.save_action = menus.save_action
+        self.recent = menus.recent
+        self.import_request_action = menus.import_request_action
+        self.history_sample_action = menus.history_sample_action
+        self.undo_action = menus.undo_action
+        self.redo_action = menus.redo_action
+        self.settings_action = menus.settings_action
+        self.cancel_action = menus.cancel_action
+        self.rerun_action = menus.rerun_action
+        self.save_test_action = menus.save_test_action
+        self.toolbar = menus.toolbar
+        self.sample_box = menus.sample_box
+        self.loop_box = menus.loop_box
         self.sample_box.currentTextChanged.connect(self._on_sample_box_changed)
         self.sample_box.currentTextChanged.connect(self._on_choice_changed)
         self.loop_box.currentTextChanged.connect(self._on_choice_changed)
@@ -509,44 +357,9 @@ class MainWindow(QMainWindow):
                 Area("workspace", self.workspace_dock),
             ],
         )
-        self.next_area_action = self._action(
-            "Next &Area",
-            "F6",
-            lambda: self.focus_areas.cycle(1),
-            "Focus the next area: toolbar, editor, results, records",
-        )
-        self.previous_area_action = self._action(
-            "&Previous Area", "Shift+F6", lambda: self.focus_areas.cycle(-1)
-        )
-        self.next_tab_action = self._action(
-            "Next &Editor Tab", "Ctrl+Tab", lambda: self._step_editor_tab(1)
-        )
-        self.previous_tab_action = self._action(
-            "Previous E&ditor Tab", "Ctrl+Shift+Tab", lambda: self._step_editor_tab(-1)
-        )
-        self.view_menu.addSeparator()
-        for action in (
-            self.next_area_action,
-            self.previous_area_action,
-            self.next_tab_action,
-            self.previous_tab_action,
-        ):
-            self.view_menu.addAction(action)
-        records_menu = self.menuBar().addMenu("Rec&ords")
-        records_menu.addAction(self.find_action)
-        records_menu.addSeparator()
-        records_menu.addActions(self.records.menu_actions())
-        help_menu = self.menuBar().addMenu("&Help")
-        self.shortcuts_action = self._action(
-            "&Keyboard Shortcuts…", "F1", self.show_shortcuts, "Every shortcut of the window"
-        )
-        self.shortcuts_action.setShortcuts([QKeySequence("F1"), QKeySequence("Ctrl+/")])
-        self.about_action = self._action("&About Hook Studio", None, self.show_about)
-        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        help_menu.addAction(self.shortcuts_action)
-        help_menu.addAction(self.about_action)
+        self.menus.add_keyboard(self.focus_areas, self.records.menu_actions())
 
-    def _step_editor_tab(self, step: int) -> None:
+    def step_editor_tab(self, step: int) -> None:
         count = self.editors.count()
         if count:
             self.editors.setCurrentIndex((self.editors.currentIndex() + step) % count)
@@ -555,69 +368,22 @@ class MainWindow(QMainWindow):
             (field or self.editors.tabBar()).setFocus(Qt.FocusReason.TabFocusReason)
 
     def show_shortcuts(self) -> ShortcutsSheet:
-        from studio.ui.shortcuts_sheet import ShortcutsSheet, shortcut_entries
-
-        sheet = ShortcutsSheet(shortcut_entries(self, self._place_of), self)
-        sheet.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        sheet.open()
-        return sheet
-
-    def _place_of(self, widget: QWidget) -> str:
-        """Where a shortcut of ``widget`` works, for the shortcuts sheet."""
-        for i in range(self.editors.count()):
-            page = self.editors.widget(i)
-            if page is not None and (page is widget or page.isAncestorOf(widget)):
-                return f"{self.editors.tabText(i)} editor"
-        area = self.focus_areas.area_of(widget)
-        return area.name.capitalize() if area is not None else "Window"
+        return open_shortcuts_sheet(self, self.editors, self.focus_areas)
 
     def show_about(self) -> QMessageBox:
-        from studio import __version__
-
-        box = QMessageBox(self)
-        box.setWindowTitle(f"About {APP_NAME}")
-        box.setIcon(QMessageBox.Icon.Information)
-        box.setText(f"<b>{APP_NAME}</b> {__version__}")
-        box.setInformativeText(
-            "Edit hooks for LLM agents, run them on sample requests in isolated workers, and "
-            "read the record of what each hook decided. F1 lists the keyboard shortcuts."
-        )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
-
-    def _fill_recent(self) -> None:
-        self.recent.clear()
-        for path in self.settings.recent_workspaces:
-            action = self.recent.addAction(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_workspace(Path(p)))
-        self.recent.setEnabled(bool(self.settings.recent_workspaces))
+        return open_about_box(self)
 
     # ---- workspace --------------------------------------------------------------------------
     def choose_workspace(self) -> QFileDialog:
-        """Ask for a workspace folder (not modal to the event loop: the choice opens it)."""
-        dialog = self._open_dialog("Open a workspace folder")
-        dialog.setFileMode(QFileDialog.FileMode.Directory)
-        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        dialog.open()
-        return dialog
+        """Ask for a workspace folder; the choice opens it."""
+        return choose_folder(self, self._open_start(), self.open_workspace)
 
     def choose_agent_file(self) -> QFileDialog:
         """Ask for an ADF agent file; the choice opens it."""
-        dialog = self._open_dialog("Open an ADF agent file")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["ADF agents (*.adf)", "All files (*)"])
-        dialog.open()
-        return dialog
+        return choose_agent_file(self, self._open_start(), self.open_workspace)
 
-    def _open_dialog(self, title: str) -> QFileDialog:
-        start = self.workspace.location.parent if self.workspace else Path.home()
-        dialog = QFileDialog(self, title, str(start))
-        dialog.setObjectName("openDialog")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda chosen: self.open_workspace(Path(chosen)))
-        return dialog
+    def _open_start(self) -> Path:
+        return self.workspace.location.parent if self.workspace else Path.home()
 
     def open_workspace(self, path: Path) -> bool:
         """Open a folder or an ``.adf`` file; when it cannot be opened, say why and keep the
@@ -669,7 +435,7 @@ class MainWindow(QMainWindow):
         if self.document is not None:
             self.recovery.offer()
         self.settings = self.settings.remember_workspace(str(workspace.location))
-        self._fill_recent()
+        self.menus.fill_recent(self.settings.recent_workspaces)
         self._save_settings()
         self.update_title()
         no_tab_traps(self)
@@ -837,36 +603,11 @@ class MainWindow(QMainWindow):
             self.sample_editor.select_sample(self.sample_box.currentText())
 
     def _watch(self) -> None:
-        if self.workspace is None:
-            return
-        paths = [str(p) for p in self.watcher.files() + self.watcher.directories()]
-        if paths:
-            self.watcher.removePaths(paths)
-        root = self.workspace.root
-        wanted = [root, root / "samples", root / "lib"]
-        files = [self.workspace.agent_path, self.workspace.settings_path]
-        sources = self.workspace.source_root
-        files += [sources / s for s in self.workspace.hook_sources(runnable_extensions())]
-        files += [s.path for s in self.workspace.samples()]
-        existing = [str(p) for p in [*wanted, *files] if p.exists()]
-        if existing:
-            self.watcher.addPaths(existing)
+        if self.workspace is not None:
+            self.workspace_watch.watch(self.workspace)
 
     # ---- files changed outside --------------------------------------------------------------
-    def _on_file_changed(self, path: str) -> None:
-        self._changed_files.add(path)
-        self._reload_timer.start()
-
-    def _on_directory_changed(self, path: str) -> None:
-        self._changed_files.add(path)
-        self._reload_timer.start()
-
-    def _on_files_settled(self) -> None:
-        if self.hook_saving.busy:
-            # The save's own write is seen once the document knows it wrote it.
-            self._reload_timer.start()
-            return
-        changed, self._changed_files = self._changed_files, set()
+    def _on_files_settled(self, changed: set[str]) -> None:
         if self.workspace is None:
             return
         self._sources()
@@ -1145,7 +886,7 @@ class MainWindow(QMainWindow):
         elif kind == "config":
             self.editors.setCurrentWidget(self.hook_editor)
 
-    def _on_find(self) -> None:
+    def find_in_records(self) -> None:
         self.records_dock.show()
         self.records.focus_filter()
 
