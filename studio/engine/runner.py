@@ -9,6 +9,7 @@ import concurrent.futures
 import os
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -45,6 +46,8 @@ class RunHandle:
         self.record: concurrent.futures.Future[str | None] | None = None
         """The run's record write, which goes on after the outcome is delivered (on the record
         store's thread: its end wakes this loop only for a caller of :meth:`recorded`)."""
+        self.write_soon: Callable[[], None] | None = None
+        """Asks the record store not to wait for later runs' records before writing this one."""
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -71,6 +74,8 @@ class RunHandle:
         await self.outcome()
         if self.record is None:
             return None
+        if self.write_soon is not None:
+            self.write_soon()
         try:
             await asyncio.wrap_future(self.record)
         except RecordStoreError as exc:
@@ -281,7 +286,9 @@ class Runner:
             # in the new one, whose notice belongs in this outcome.
             replaced = self.store.replaced()
             handle.record = self.store.add_later(outcome, ran_on)
+            handle.write_soon = self.store.write_soon
             if replaced:
+                self.store.write_soon()
                 from studio.core.records.store import RecordStoreError
 
                 try:

@@ -3,6 +3,7 @@ see every run delivered before them, and closing the store writes what is still 
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Iterator
 
@@ -79,3 +80,15 @@ def test_a_record_that_cannot_be_written_says_why(recorded):
     assert live.call(handle.outcome()).status == "ok"
     problem = live.call(handle.recorded())
     assert problem == f"{store.path}: cannot write the records (database or disk is full)"
+
+
+def test_a_caller_asking_for_its_record_does_not_wait_for_later_runs(recorded, monkeypatch):
+    from studio.core.records import pending_writes
+
+    # A write that waited this long for later runs would fail the wait below.
+    monkeypatch.setattr(pending_writes, "GATHER_S", 60.0)
+    live, store = recorded
+    handle = live.call(started(live))
+    outcome = live.call(handle.outcome())
+    assert live.call(asyncio.wait_for(handle.recorded(), 30)) is None
+    assert store.get(outcome.run_id) is not None

@@ -29,7 +29,6 @@ lock up front (``BEGIN IMMEDIATE``) and wait for it up to the busy timeout.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sqlite3
@@ -40,7 +39,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any, NamedTuple, cast
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict
@@ -48,7 +47,7 @@ from pydantic import BaseModel, ConfigDict
 from studio.core.json.deep import deep_json
 from studio.core.json.pieces import DEPTH, dumps_in_pieces
 from studio.core.json.surrogates import escape_lone_surrogates
-from studio.core.records.pending_writes import PendingWrites
+from studio.core.records.pending_writes import PendingWrites, Written
 from studio.core.records.rebuild import rebuild_outcome
 from studio.core.records.record_sample import SAMPLE_KEY, sample_payload
 from studio.core.run_outcome import HostCall, RunOutcome, Status
@@ -149,6 +148,14 @@ _DECISION_SELECT = ", ".join(
     f"d.{c}" for c in (*_DECISION_JSON_COLUMNS, "stdout_truncated", "stderr_truncated")
 )
 _HAS_PAYLOAD = "EXISTS (SELECT 1 FROM payloads p WHERE p.seq = d.seq)"
+_INSERT_DECISION = (
+    "INSERT INTO decisions (run_id, started_at, contract, status, error_kind, hook_source, "
+    "hook_function, loop, sample, duration_ms, hook, inspection, effective, turn_error, "
+    "warnings, chain, calls, stdout_truncated, stderr_truncated) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_PAYLOAD = "INSERT INTO payloads (seq, payload) VALUES (?, ?)"
+_STORED = "SELECT 1 FROM decisions WHERE run_id = ?"
 
 
 # --- what is stored ----------------------------------------------------------------------------
@@ -350,6 +357,9 @@ def _loads(text: str | None) -> Any:
 
 # --- the store ---------------------------------------------------------------------------------
 
+_Run = tuple[RunOutcome, dict[str, Any] | None]
+"""A run to store, with the sample document it was made on."""
+
 
 class RecordStore:
     """The records of one workspace. Thread-safe; several processes may write the same file."""
@@ -365,7 +375,7 @@ class RecordStore:
         self.path = Path(path)
         self.write_in_pieces = False
         self._lock = threading.RLock()
-        self._pending = PendingWrites("record-writes")
+        self._pending: PendingWrites[_Run] = PendingWrites("record-writes", self._add_together)
         self._migrations = tuple(migrations)
         if not create and not self.path.exists():
             raise RecordStoreError(f"{self.path}: no record store here")
@@ -589,6 +599,51 @@ class RecordStore:
         """Store ``outcome``: its run record and its payload (with ``sample``, the document the
         run was made on), in one transaction. Returns what the caller should know about where
         it went (a database started anew), if anything."""
+        ((notice, error),) = self._add_together([(outcome, sample)])
+        if error is not None:
+            raise error
+        return cast("str | None", notice)
+
+    def _add_together(self, runs: Sequence[_Run]) -> list[Written]:
+        """:meth:`add` of each of ``runs`` in one transaction; for each, what :meth:`add` would
+        return or raise. A run already stored fails alone; if the transaction cannot be
+        written, each run is tried again in a transaction of its own."""
+        rows: list[tuple[tuple[Any, ...], str] | None] = []
+        written: list[Written] = []
+        for outcome, sample in runs:
+            try:
+                rows.append(self._rows(outcome, sample))
+                written.append((None, None))
+            except Exception as exc:
+                rows.append(None)
+                written.append((None, exc))
+        with self._lock:
+            notice = None if self._closed else self._reopen_if_replaced()
+        try:
+            with self._writing() as db:
+                for index, row in enumerate(rows):
+                    if row is not None:
+                        written[index] = (None, self._insert(db, *row))
+        except RecordStoreError:
+            if len(runs) == 1:
+                raise
+            alone: list[Written] = []
+            for run, row, done in zip(runs, rows, written, strict=True):
+                try:
+                    alone.append(done if row is None else self._add_together([run])[0])
+                except RecordStoreError as exc:
+                    alone.append((None, exc))
+            return alone
+        for index, (_, error) in enumerate(written):
+            if error is None:
+                written[index] = (notice, None)
+                break
+        return written
+
+    def _rows(
+        self, outcome: RunOutcome, sample: dict[str, Any] | None
+    ) -> tuple[tuple[Any, ...], str]:
+        """The row of ``outcome`` in ``decisions`` and the text of its payload."""
         record = run_record(outcome)
         hook = outcome.hook
         row = (
@@ -612,34 +667,39 @@ class RecordStore:
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
-        payload = _dumps(payload_record(outcome, sample), self.write_in_pieces)
-        with self._lock:
-            notice = None if self._closed else self._reopen_if_replaced()
-        with self._writing() as db:
-            if db.execute("SELECT 1 FROM decisions WHERE run_id = ?", (outcome.run_id,)).fetchone():
-                raise RecordStoreError(f"{self.path}: run {outcome.run_id} is already stored")
-            seq = db.execute(
-                "INSERT INTO decisions (run_id, started_at, contract, status, error_kind, "
-                "hook_source, hook_function, loop, sample, duration_ms, hook, inspection, "
-                "effective, turn_error, warnings, chain, calls, stdout_truncated, "
-                "stderr_truncated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            ).lastrowid
-            db.execute("INSERT INTO payloads (seq, payload) VALUES (?, ?)", (seq, payload))
-        return notice
+        return row, _dumps(payload_record(outcome, sample), self.write_in_pieces)
+
+    def _insert(
+        self, db: sqlite3.Connection, row: tuple[Any, ...], payload: str
+    ) -> RecordStoreError | None:
+        """Insert one run inside the open transaction; a run already stored is refused (the
+        statement is undone, the transaction goes on)."""
+        try:
+            seq = db.execute(_INSERT_DECISION, row).lastrowid
+        except sqlite3.IntegrityError:
+            if db.execute(_STORED, (row[0],)).fetchone():
+                return RecordStoreError(f"{self.path}: run {row[0]} is already stored")
+            raise
+        db.execute(_INSERT_PAYLOAD, (seq, payload))
+        return None
 
     def add_later(
         self, outcome: RunOutcome, sample: dict[str, Any] | None = None
     ) -> Future[str | None]:
-        """:meth:`add` on the store's writing thread, after the runs handed over before it; the
-        future holds what :meth:`add` returns or raises. The caller goes on at once."""
+        """:meth:`add` on the store's writing thread, after the runs handed over before it
+        (together with those that follow it closely, see ``pending_writes``); the future holds
+        what :meth:`add` returns or raises. The caller goes on at once."""
         try:
-            return self._pending.submit(functools.partial(self.add, outcome, sample))
+            return self._pending.submit((outcome, sample))
         except RuntimeError:
             refused: Future[str | None] = Future()
             refused.set_exception(RecordStoreError(f"{self.path}: the record store is closed"))
             return refused
+
+    def write_soon(self) -> None:
+        """Write the records handed over so far without waiting for more runs to join them
+        (held ones still wait for their release)."""
+        self._pending.hurry()
 
     def flush(self) -> None:
         """Return once every record handed to :meth:`add_later` so far is written (held ones

@@ -1,0 +1,134 @@
+"""Records of runs handed over back to back are written together, and nothing waits for that:
+a read, a flush, a close or a caller asking for its record has them written at once; a run
+already stored fails alone, its neighbours are stored."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from studio.core.records import pending_writes
+from studio.core.records.store import RecordStore, RecordStoreError
+from studio.core.run_outcome import RunOutcome
+
+# Far longer than any test may take: a write that waited for it would fail the test's timeout.
+LONG_GATHER_S = 60.0
+
+
+def run(started_at: float) -> RunOutcome:
+    request = {"system": "s", "messages": [{"role": "user", "content": "hi"}]}
+    return RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        started_at=started_at,
+        sample="basic",
+        loop="main",
+        input=request,
+        result=request,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with RecordStore.open(tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def long_gather(monkeypatch):
+    monkeypatch.setattr(pending_writes, "GATHER_S", LONG_GATHER_S)
+
+
+def test_runs_handed_over_back_to_back_are_all_stored_in_order(store):
+    runs = [run(1_700_000_000.0 + i) for i in range(20)]
+    written = [store.add_later(outcome) for outcome in runs]
+    assert [future.result(timeout=10) for future in written] == [None] * 20
+    assert [r.run_id for r in store.list()] == [o.run_id for o in reversed(runs)]
+    stored = store.get(runs[7].run_id)
+    assert stored is not None and stored.payload is not None
+    assert stored.payload["result"] == runs[7].result
+
+
+def test_a_run_already_stored_fails_alone(store):
+    first, second = run(1_700_000_000.0), run(1_700_000_001.0)
+    store.add(first)
+    # Held, so that the three go to the writing thread together.
+    hold = store.hold_writes()
+    again = store.add_later(first)
+    new = store.add_later(second)
+    also_again = store.add_later(second)
+    store.release_writes(hold)
+    with pytest.raises(RecordStoreError, match="is already stored"):
+        again.result(timeout=10)
+    assert new.result(timeout=10) is None
+    with pytest.raises(RecordStoreError, match="is already stored"):
+        also_again.result(timeout=10)
+    assert [r.run_id for r in store.list()] == [second.run_id, first.run_id]
+    assert store.payload_count() == 2
+
+
+def test_a_read_does_not_wait_for_later_runs(store, long_gather):
+    outcome = run(1_700_000_000.0)
+    store.add_later(outcome)
+    began = time.monotonic()
+    assert [r.run_id for r in store.list()] == [outcome.run_id]
+    assert time.monotonic() - began < LONG_GATHER_S / 2
+
+
+def test_write_soon_writes_what_was_handed_over(store, long_gather):
+    written = store.add_later(run(1_700_000_000.0))
+    store.write_soon()
+    assert written.result(timeout=10) is None
+
+
+def test_write_soon_leaves_held_writes_held(store, long_gather):
+    hold = store.hold_writes()
+    written = store.add_later(run(1_700_000_000.0))
+    store.write_soon()
+    with pytest.raises(TimeoutError):
+        written.result(timeout=0.3)
+    store.release_writes(hold)
+    assert written.result(timeout=10) is None
+
+
+def test_closing_writes_at_once_what_is_gathering(tmp_path, long_gather):
+    store = RecordStore.open(tmp_path)
+    outcome = run(1_700_000_000.0)
+    written = store.add_later(outcome)
+    began = time.monotonic()
+    store.close()
+    assert time.monotonic() - began < LONG_GATHER_S / 2
+    assert written.result(timeout=0) is None
+    with RecordStore.open(tmp_path) as reopened:
+        assert [r.run_id for r in reopened.list()] == [outcome.run_id]
+
+
+def test_clearing_payloads_clears_those_still_gathering(store, long_gather):
+    outcome = run(1_700_000_000.0)
+    store.add_later(outcome)
+    assert store.clear_payloads() == 1
+    stored = store.get(outcome.run_id)
+    assert stored is not None and stored.payload is None
+
+
+def test_a_run_that_cannot_be_written_fails_alone(store):
+    failing, before, after = (run(1_700_000_000.0 + i) for i in range(3))
+    with sqlite3.connect(store.path) as db:
+        # SQLite's own message when a write finds no room, raised for one run only.
+        db.execute(
+            "CREATE TRIGGER full BEFORE INSERT ON decisions "
+            f"WHEN NEW.run_id = '{failing.run_id}' "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    db.close()
+    hold = store.hold_writes()
+    written = [store.add_later(outcome) for outcome in (before, failing, after)]
+    store.release_writes(hold)
+    assert written[0].result(timeout=10) is None
+    with pytest.raises(RecordStoreError, match=r"cannot write the records \(database or disk"):
+        written[1].result(timeout=10)
+    assert written[2].result(timeout=10) is None
+    assert [r.run_id for r in store.list()] == [after.run_id, before.run_id]
