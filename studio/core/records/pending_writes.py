@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 MAX_HOLD_S = 2.0
 """The longest a write waits for :meth:`PendingWrites.release` once handed over."""
 
-GATHER_S = 0.02
+GATHER_S = 0.05
 """How long the writing thread waits, after the first write it is handed, for the writes of the
 runs that follow it."""
 

@@ -608,29 +608,27 @@ class RecordStore:
         """:meth:`add` of each of ``runs`` in one transaction; for each, what :meth:`add` would
         return or raise. A run already stored fails alone; if the transaction cannot be
         written, each run is tried again in a transaction of its own."""
-        rows: list[tuple[tuple[Any, ...], str] | None] = []
         written: list[Written] = []
-        for outcome, sample in runs:
-            try:
-                rows.append(self._rows(outcome, sample))
-                written.append((None, None))
-            except Exception as exc:
-                rows.append(None)
-                written.append((None, exc))
         with self._lock:
             notice = None if self._closed else self._reopen_if_replaced()
         try:
             with self._writing() as db:
-                for index, row in enumerate(rows):
-                    if row is not None:
-                        written[index] = (None, self._insert(db, *row))
+                for outcome, sample in runs:
+                    # Each run is encoded just before its insert, which lets go of the
+                    # interpreter: a run going on meanwhile never waits long for it.
+                    try:
+                        row, payload = self._rows(outcome, sample)
+                    except Exception as exc:
+                        written.append((None, exc))
+                        continue
+                    written.append((None, self._insert(db, row, payload)))
         except RecordStoreError:
             if len(runs) == 1:
                 raise
             alone: list[Written] = []
-            for run, row, done in zip(runs, rows, written, strict=True):
+            for run in runs:
                 try:
-                    alone.append(done if row is None else self._add_together([run])[0])
+                    alone.append(self._add_together([run])[0])
                 except RecordStoreError as exc:
                     alone.append((None, exc))
             return alone
@@ -644,26 +642,33 @@ class RecordStore:
         self, outcome: RunOutcome, sample: dict[str, Any] | None
     ) -> tuple[tuple[Any, ...], str]:
         """The row of ``outcome`` in ``decisions`` and the text of its payload."""
-        record = run_record(outcome)
+        # The run record's JSON columns are written straight from the outcome: the text is the
+        # same as that of run_record's values, which are this very text read back.
         hook = outcome.hook
+        error = outcome.turn_error
         row = (
             outcome.run_id,
             outcome.started_at,
             outcome.contract,
             outcome.status,
-            record["error_kind"],
+            error.kind if error else None,
             _text(hook.source) if hook else None,
             _text(hook.function) if hook else None,
             _text(outcome.loop),
             _text(outcome.sample),
             outcome.duration_ms,
-            _dumps(record["hook"]) if hook else None,
-            _dumps(record["inspection"]),
-            None if outcome.effective is None else _dumps(record["effective"]),
-            None if outcome.turn_error is None else _dumps(record["turn_error"]),
-            _dumps(record["warnings"]),
-            _dumps(record["chain"]),
-            _dumps(record["calls"]),
+            _dumps(hook.model_dump(mode="json")) if hook else None,
+            _dumps(outcome.decision_record),
+            None if outcome.effective is None else _dumps(outcome.effective),
+            None if error is None else _dumps(content_free_turn_error(error)),
+            _dumps(outcome.warnings),
+            _dumps(
+                [
+                    step.model_dump(mode="json", exclude=_CHAIN_PAYLOAD_FIELDS)
+                    for step in outcome.chain
+                ]
+            ),
+            _dumps([content_free_call(call) for call in outcome.calls]),
             int(outcome.stdout_truncated),
             int(outcome.stderr_truncated),
         )
