@@ -6,35 +6,15 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from pathlib import Path
 
 import pytest
 
 from studio.core.records import pending_writes
 from studio.core.records.store import RecordStore, RecordStoreError
-from studio.core.run_outcome import RunOutcome
+from tests.support.outcomes import trivial_run
 
 # Far longer than any test may take: a write that waited for it would fail the test's timeout.
 LONG_GATHER_S = 60.0
-
-
-def run(started_at: float) -> RunOutcome:
-    request = {"system": "s", "messages": [{"role": "user", "content": "hi"}]}
-    return RunOutcome(
-        contract="pre_llm",
-        status="ok",
-        started_at=started_at,
-        sample="basic",
-        loop="main",
-        input=request,
-        result=request,
-    )
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with RecordStore.open(tmp_path) as opened:
-        yield opened
 
 
 @pytest.fixture
@@ -43,7 +23,7 @@ def long_gather(monkeypatch):
 
 
 def test_runs_handed_over_back_to_back_are_all_stored_in_order(store):
-    runs = [run(1_700_000_000.0 + i) for i in range(20)]
+    runs = [trivial_run(1_700_000_000.0 + i) for i in range(20)]
     written = [store.add_later(outcome) for outcome in runs]
     assert [future.result(timeout=10) for future in written] == [None] * 20
     assert [r.run_id for r in store.list()] == [o.run_id for o in reversed(runs)]
@@ -53,7 +33,7 @@ def test_runs_handed_over_back_to_back_are_all_stored_in_order(store):
 
 
 def test_a_run_already_stored_fails_alone(store):
-    first, second = run(1_700_000_000.0), run(1_700_000_001.0)
+    first, second = trivial_run(1_700_000_000.0), trivial_run(1_700_000_001.0)
     store.add(first)
     # Held, so that the three go to the writing thread together.
     hold = store.hold_writes()
@@ -71,7 +51,7 @@ def test_a_run_already_stored_fails_alone(store):
 
 
 def test_a_read_does_not_wait_for_later_runs(store, long_gather):
-    outcome = run(1_700_000_000.0)
+    outcome = trivial_run(1_700_000_000.0)
     store.add_later(outcome)
     began = time.monotonic()
     assert [r.run_id for r in store.list()] == [outcome.run_id]
@@ -79,14 +59,14 @@ def test_a_read_does_not_wait_for_later_runs(store, long_gather):
 
 
 def test_write_soon_writes_what_was_handed_over(store, long_gather):
-    written = store.add_later(run(1_700_000_000.0))
+    written = store.add_later(trivial_run(1_700_000_000.0))
     store.write_soon()
     assert written.result(timeout=10) is None
 
 
 def test_write_soon_leaves_held_writes_held(store, long_gather):
     hold = store.hold_writes()
-    written = store.add_later(run(1_700_000_000.0))
+    written = store.add_later(trivial_run(1_700_000_000.0))
     store.write_soon()
     with pytest.raises(TimeoutError):
         written.result(timeout=0.3)
@@ -96,7 +76,7 @@ def test_write_soon_leaves_held_writes_held(store, long_gather):
 
 def test_closing_writes_at_once_what_is_gathering(tmp_path, long_gather):
     store = RecordStore.open(tmp_path)
-    outcome = run(1_700_000_000.0)
+    outcome = trivial_run(1_700_000_000.0)
     written = store.add_later(outcome)
     began = time.monotonic()
     store.close()
@@ -107,7 +87,7 @@ def test_closing_writes_at_once_what_is_gathering(tmp_path, long_gather):
 
 
 def test_clearing_payloads_clears_those_still_gathering(store, long_gather):
-    outcome = run(1_700_000_000.0)
+    outcome = trivial_run(1_700_000_000.0)
     store.add_later(outcome)
     assert store.clear_payloads() == 1
     stored = store.get(outcome.run_id)
@@ -115,7 +95,7 @@ def test_clearing_payloads_clears_those_still_gathering(store, long_gather):
 
 
 def test_a_run_that_cannot_be_written_fails_alone(store):
-    failing, before, after = (run(1_700_000_000.0 + i) for i in range(3))
+    failing, before, after = (trivial_run(1_700_000_000.0 + i) for i in range(3))
     with sqlite3.connect(store.path) as db:
         # SQLite's own message when a write finds no room, raised for one run only.
         db.execute(
