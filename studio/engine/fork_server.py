@@ -56,6 +56,11 @@ PLAIN_SPARES = 1
 # that a call the engine gave one of them still gets its exit status.
 _GONE_KEPT = 16
 
+# How many ended calls' exit statuses are kept for the engine to ask for. It asks only when a
+# call left no complete answer, right after the kernel told it the worker is gone, so a status
+# is dropped only after this many other calls ended in between.
+_ENDED_KEPT = 256
+
 
 class _Spare:
     def __init__(self, pid: int, channel: socket.socket, hook: dict[str, Any] | None) -> None:
@@ -236,6 +241,10 @@ class ForkServer:
         """A spec whose load took too long to be done ahead (until another one is called)."""
         self.gone: dict[int, dict[str, Any]] = {}
         """How offered spares that died ended, by pid, for a call the engine gave one first."""
+        self.ended: dict[str, dict[str, Any]] = {}
+        """The exit events of calls whose worker ended, by call id, until the engine asks."""
+        self.asked: set[str] = set()
+        """Calls whose exit the engine asked for before their worker ended."""
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
@@ -286,6 +295,8 @@ class ForkServer:
             self._spawn(message, fds)
         elif message.get("op") == "took":
             self._took(message)
+        elif message.get("op") == "status":
+            self._status(message["id"])
         elif message.get("op") == "stop":
             return False
         return True
@@ -315,12 +326,36 @@ class ForkServer:
             self.spares.remove(spare)
             self.workers[pid] = invocation
         else:
-            ended = self.gone.pop(pid, {})
-            self.send({"event": "exited", "id": invocation, "pid": pid, **ended})
+            self._exited(invocation, pid, self.gone.pop(pid, {}))
         self._expect(message["spec"])
         # The call is under way without this server: its replacement starts now, on the other
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
+
+    def _status(self, invocation: str) -> None:
+        """The engine needs the exit status of a call (it left no complete answer): sent now if
+        its worker has ended, otherwise as soon as it does. A call this server no longer knows
+        of gets an exit event without one, so that the engine does not wait for it."""
+        event = self.ended.pop(invocation, None)
+        if event is not None:
+            self.send(event)
+        elif invocation in self.workers.values():
+            self.asked.add(invocation)
+        else:
+            self.send({"event": "exited", "id": invocation})
+
+    def _exited(self, invocation: str, pid: int, status: dict[str, Any]) -> None:
+        """A call's worker ended. Most calls have given the engine their whole answer by now,
+        and the engine has no use for the status: it is kept until asked for instead of being
+        sent, which would wake the engine once more per call."""
+        event = {"event": "exited", "id": invocation, "pid": pid, **status}
+        if invocation in self.asked:
+            self.asked.discard(invocation)
+            self.send(event)
+            return
+        self.ended[invocation] = event
+        while len(self.ended) > _ENDED_KEPT:
+            del self.ended[next(iter(self.ended))]
 
     def _make(self, request: dict[str, Any], fds: list[int]) -> int:
         """A process that runs ``request`` (see :func:`_run_requested`) with ``fds``: in a
@@ -493,7 +528,7 @@ class ForkServer:
             if invocation is None:
                 continue
             self._end_orphans()
-            self.send({"event": "exited", "id": invocation, "pid": pid, **_ended(status)})
+            self._exited(invocation, pid, _ended(status))
 
     def _end_orphans(self) -> None:
         """Whatever a dead worker left behind was adopted here: end all that is not a worker."""

@@ -190,12 +190,16 @@ def _widen(fd: int) -> None:
 
 def exit_watch(pid: int) -> tuple[asyncio.Future[None], Callable[[], None]] | None:
     """A future set when process ``pid`` has exited, from a pidfd; None where there is none."""
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
     loop = asyncio.get_running_loop()
     gone: asyncio.Future[None] = loop.create_future()
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        # Exited and reaped already.
+        gone.set_result(None)
+        return gone, lambda: None
+    except (AttributeError, OSError):
+        return None
 
     def on_exit() -> None:
         if not gone.done():
@@ -276,10 +280,13 @@ def _with_spec(message: dict[str, Any], spec: bytes) -> bytes:
 
 @dataclass
 class _Pending:
+    invocation: str
     spawned: asyncio.Future[int]
     exited: asyncio.Future[dict[str, Any]]
     pid: int | None = None
     kill_when_spawned: bool = False
+    exit_asked: bool = False
+    """Whether the fork server was asked for the worker's exit event (it sends none unasked)."""
 
 
 @dataclass
@@ -562,7 +569,7 @@ class WorkerHost:
     ) -> WorkerResult:
         loop = asyncio.get_running_loop()
         invocation = f"w{next(self._ids)}"
-        pending = _Pending(loop.create_future(), loop.create_future())
+        pending = _Pending(invocation, loop.create_future(), loop.create_future())
         self._pending[invocation] = pending
         outcome = WorkerResult()
 
@@ -673,6 +680,9 @@ class WorkerHost:
         watch = exit_watch(pending.spawned.result())
         if watch is not None:
             watch[0].add_done_callback(on_done)
+        else:
+            # Without a pidfd only the fork server's report says the worker is gone.
+            self._ask_exit(pending)
         pending.exited.add_done_callback(on_done)
         timer = loop.call_at(deadline, wake, False)
         try:
@@ -694,6 +704,7 @@ class WorkerHost:
             await result.done
         if _holds_ok_frame(result.chunks):
             return {}
+        self._ask_exit(pending)
         # A call the engine gave a spare itself never waited for the server: a server frozen
         # since must not hold the run for ever, only cost it the status.
         try:
@@ -727,6 +738,7 @@ class WorkerHost:
         """The exit status of an ended worker. The kernel says when it is gone (a pidfd); the
         fork server's report follows at once unless the server itself is stuck, which then
         costs the run no more than a short grace."""
+        self._ask_exit(pending)
         watch = exit_watch(pending.pid) if pending.pid is not None else None
         waiting: set[asyncio.Future[Any]] = {pending.exited}
         if watch is not None:
@@ -745,6 +757,13 @@ class WorkerHost:
         if pending.pid is not None:
             process_control.kill_tree(pending.pid)
         return {}
+
+    def _ask_exit(self, pending: _Pending) -> None:
+        """Ask the fork server for the worker's exit event: the run needs its status, having no
+        complete answer. Sent behind the call's own hand-over, so the server knows the call."""
+        if not pending.exit_asked:
+            pending.exit_asked = True
+            self._tell_server(encode_message({"op": "status", "id": pending.invocation}))
 
     async def _hand_over(
         self, invocation: str, pending: _Pending, call: dict[str, Any], fds: list[int]
