@@ -663,8 +663,8 @@ class WorkerHost:
         complete ok frame with both output streams closed is the answer: the processes' exit
         (and the sandbox's teardown) then happens after the run, off its path. Otherwise the
         kernel says the worker is gone first (a pidfd), and the fork server's report, which
-        carries the exit status, is awaited only when the worker did not leave a complete
-        result, since only then does the status tell the story."""
+        carries the exit status, is asked for and awaited only when the worker did not leave a
+        complete result, since only then does the status tell the story."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         woken: asyncio.Future[bool] = loop.create_future()
@@ -769,7 +769,8 @@ class WorkerHost:
         self, invocation: str, pending: _Pending, call: dict[str, Any], fds: list[int]
     ) -> None:
         """Give the call to a ready spare the engine holds, then tell the fork server which one
-        (it reaps it and reports its exit); without one, ask the server to hand the call over."""
+        (it reaps it, and keeps its exit status until asked); without one, ask the server to
+        hand the call over."""
         if self._control is None:
             raise ForkServerUnavailable("the worker fork server is not running")
         encoded = encode_message(call)
