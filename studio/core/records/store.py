@@ -427,8 +427,8 @@ class RecordStore:
             ) from None
         self._connect("rwc")
         return (
-            f"{self.path} was deleted or replaced while the studio had it open; the runs it "
-            "held are not in the new one, which begins with this run"
+            f"{self.path} was deleted or replaced while the studio had it open; a new one was "
+            "started, which holds none of the runs the old one held"
         )
 
     @classmethod
@@ -632,8 +632,9 @@ class RecordStore:
                 except RecordStoreError as exc:
                     alone.append((None, exc))
             return alone
-        for index, (_, error) in enumerate(written):
-            if error is None:
+        # The newest run is the one whose runner found the database gone and waits to say so.
+        for index in reversed(range(len(written))):
+            if written[index][1] is None:
                 written[index] = (notice, None)
                 break
         return written

@@ -112,3 +112,18 @@ def test_a_run_that_cannot_be_written_fails_alone(store):
         written[1].result(timeout=10)
     assert written[2].result(timeout=10) is None
     assert [r.run_id for r in store.list()] == [after.run_id, before.run_id]
+
+
+def test_a_database_deleted_while_runs_wait_tells_the_newest_and_keeps_them_all(store):
+    first, second = trivial_run(1_700_000_000.0), trivial_run(1_700_000_001.0)
+    store.add(trivial_run(1_699_999_999.0))  # in the database about to go
+    hold = store.hold_writes()
+    earlier = store.add_later(first)
+    newest = store.add_later(second)
+    store.path.unlink()
+    assert store.replaced()
+    store.release_writes(hold)
+    assert earlier.result(timeout=10) is None
+    notice = newest.result(timeout=10)
+    assert notice is not None and "was deleted or replaced while the studio had it open" in notice
+    assert [r.run_id for r in store.list()] == [second.run_id, first.run_id]
