@@ -772,22 +772,6 @@ class MainWindow(QMainWindow):
     def run_selected(self) -> RunJob | None:
         return self.runs.run_selected()
 
-    def start_run(
-        self,
-        sample: str,
-        loop: str | None = None,
-        hook: str | None = None,
-        *,
-        group: int | None = None,
-        hook_config: dict[str, Any] | None = None,
-        document: dict[str, Any] | None = None,
-    ) -> RunJob:
-        """Run ``hook`` (the configured one when None) on ``sample`` (``document`` in place of
-        its file's content) and show how it ends."""
-        return self.runs.start_run(
-            sample, loop, hook, group=group, hook_config=hook_config, document=document
-        )
-
     def rerun_record(self, found: RecordSample) -> RunJob | None:
         return self.runs.rerun_record(found)
 

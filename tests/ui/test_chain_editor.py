@@ -134,7 +134,7 @@ def test_keyboard_reorder_add_and_remove_then_save_and_run_in_the_new_order(
     assert editor.undo_stack.canUndo(), "the undo history survives the save"
 
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
-        window.start_run("order")
+        window.runs.start_run("order")
     outcome = finished.args[0]
     assert outcome.status == "ok", outcome.turn_error
     assert [step.hook for step in outcome.chain if step.chain == "pre"] == [

@@ -63,7 +63,7 @@ def test_pick_a_python_invocation_function_save_and_run_it(qtbot, window, sample
     )
     assert not window.isWindowModified()
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
-        window.start_run("invocation-parallel-billing")
+        window.runs.start_run("invocation-parallel-billing")
     outcome = finished.args[0]
     assert outcome.contract == "invocation"
     assert outcome.hook.source == "lib/invocation.py"

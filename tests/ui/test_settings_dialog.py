@@ -200,7 +200,7 @@ def test_the_menu_entry_keeps_the_choice_and_the_next_run_uses_that_node(qtbot, 
         key(qtbot, Qt.Key.Key_Return)
     assert node_setting() == chosen
     assert load_settings(tmp_path / "settings.json").node == chosen
-    job = window.start_run("step-escalated", hook="lib/prepare.ts")
+    job = window.runs.start_run("step-escalated", hook="lib/prepare.ts")
     with qtbot.waitSignal(job.finished, timeout=WAIT_MS) as done:
         pass
     assert done.args[0].status == "ok", done.args[0].turn_error

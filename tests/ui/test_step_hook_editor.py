@@ -65,7 +65,7 @@ def test_pick_a_python_function_save_and_run_it(qtbot, window, sample_workspace)
         '"lib/prepare.ts:prepareStep"', '"lib/prepare.py:prepare_step"'
     )
     with qtbot.waitSignal(window.run_finished, timeout=RUN_TIMEOUT_MS) as finished:
-        window.start_run("step-escalated")
+        window.runs.start_run("step-escalated")
     outcome = finished.args[0]
     assert outcome.hook.source == "lib/prepare.py"
     assert outcome.hook.function == "prepare_step"

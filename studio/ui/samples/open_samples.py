@@ -547,8 +547,7 @@ class OpenSamples(QObject):
             return
         opened.as_written = True
         opened.laid_out_from = 0
-        self.view.show_layout_notice(opened.where, 0)
-        self._load(opened, discard=True)
+        self._load(opened, discard=True)  # which hides the bar while it reads
 
     def _on_layout_seen(self) -> None:
         if self._current is not None:
