@@ -65,32 +65,51 @@ window.show()
 app.exec()
 """
 )
-# As ``hook-studio`` starts: the studio's Qt-free modules before Qt, then the application.
-STUDIO_PROBE = (
-    """
-from studio.ui.app import import_before_qt
-import_before_qt()
+# Exactly as ``hook-studio <workspace>`` starts (its command line, settings, qasync loop and
+# all); the window it shows is watched for its first paint, and the studio quits once it ended.
+STUDIO_PROBE = """
+import sys
+from studio import cli
+from studio.ui import app as start
+
+shown = start.show_window
+
+def show_and_watch(*args):
+    window = shown(*args)
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    class FirstPaint(QObject):
+        seen = False
+
+        def eventFilter(self, watched, event):
+            if watched is window and event.type() == QEvent.Type.Paint and not self.seen:
+                self.seen = True
+                QTimer.singleShot(0, painted)
+            return False
+
+    def painted():
+        print("painted", flush=True)
+        window.undo_stack.setClean()
+        QApplication.quit()
+
+    window.paint_probe = FirstPaint(window)
+    window.installEventFilter(window.paint_probe)  # nothing is painted before the loop runs
+    return window
+
+start.show_window = show_and_watch
+raise SystemExit(cli.main(sys.argv[1:]))
 """
-    + _PAINT_PROBE
-    + """
-from pathlib import Path
-from studio.core.app_settings import AppSettings
-from studio.ui.app import show_window
-window = show_window(AppSettings(), None, Path(sys.argv[1]))
-window.installEventFilter(probe)  # nothing is painted before the event loop runs
-app.exec()
-window.undo_stack.setClean()
-window.close()
-"""
-)
 
 
 def launch_env(byte_code: Path) -> dict[str, str]:
     """The windows' environment: byte code cached (in ``byte_code``), as an installed studio
-    has it, even where the shell says not to write it."""
+    has it, even where the shell says not to write it, and settings in a folder beside it."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(byte_code)
+    # The studio's settings of this run only, not the user's (their last workspace, say).
+    env["XDG_CONFIG_HOME"] = str(byte_code.parent / "config")
     return env
 
 
