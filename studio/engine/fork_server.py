@@ -9,6 +9,7 @@ Run as ``python -I -m studio.engine.fork_server FD`` where FD is a datagram sock
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import gc
@@ -52,6 +53,14 @@ SPARES = 5
 # Spares that load no hook ahead: a call for another hook, or for one just edited, takes one.
 PLAIN_SPARES = 1
 
+# The inputs of this many calls, the latest, tell how much memory a new spare readies while it
+# waits (see worker_runtime.wait_for_call): about as much as the largest of them takes to read
+# and answer, none where all were small. A workspace of small requests keeps its spares small.
+RECENT_CALLS = 8
+WARM_PER_INPUT_BYTE = 8
+WARM_FROM = 64 << 10
+"""Calls with inputs below this many bytes take few page faults; their spares ready nothing."""
+
 # How many offered spares that died before the engine said it took them are remembered, so
 # that a call the engine gave one of them still gets its exit status.
 _GONE_KEPT = 16
@@ -80,9 +89,9 @@ class _Spare:
         self.channel.close()
 
 
-def _wait_as_spare(channel: socket.socket, hook: dict[str, Any] | None) -> NoReturn:
+def _wait_as_spare(channel: socket.socket, hook: dict[str, Any] | None, warm: int) -> NoReturn:
     """A spare worker: isolated, with ``hook`` loaded if given, and idle until its one
-    invocation arrives."""
+    invocation arrives (``warm`` bytes of memory readied should it wait long)."""
     prepared = None
     try:
         worker_runtime.become_spare([channel.fileno()])
@@ -97,7 +106,7 @@ def _wait_as_spare(channel: socket.socket, hook: dict[str, Any] | None) -> NoRet
                 os._exit(0)
         files = prepared.files if prepared is not None else None
         channel.send(encode_message({"ready": True, "files": files}))
-        worker_runtime.wait_for_call(channel)
+        worker_runtime.wait_for_call(channel, warm)
         data, fds, _, _ = socket.recv_fds(channel, MAX_DATAGRAM, 8)
         channel.close()
         if not data or len(fds) != 4:
@@ -202,7 +211,7 @@ def _run_requested(request: dict[str, Any], fds: list[int]) -> NoReturn:
         os._exit(0)
     if "spec" in request:
         _worker_now(spec, fds)
-    _wait_as_spare(channel, request.get("hook"))
+    _wait_as_spare(channel, request.get("hook"), request.get("warm", 0))
 
 
 class ForkServer:
@@ -245,6 +254,8 @@ class ForkServer:
         """The exit events of calls whose worker ended, by call id, until the engine asks."""
         self.asked: set[str] = set()
         """Calls whose exit the engine asked for before their worker ended."""
+        self.inputs: collections.deque[int] = collections.deque(maxlen=RECENT_CALLS)
+        """The sizes of the latest calls' inputs, in bytes."""
 
     def send(self, message: dict[str, Any]) -> None:
         with contextlib.suppress(OSError):
@@ -303,6 +314,7 @@ class ForkServer:
 
     def _spawn(self, message: dict[str, Any], fds: list[int]) -> None:
         invocation = message["id"]
+        self._note_input(message)
         try:
             WorkerSpec.from_json(message["spec"])  # a malformed call is refused here
             pid = self._hand_to_spare(message["spec"], fds)
@@ -321,6 +333,7 @@ class ForkServer:
     def _took(self, message: dict[str, Any]) -> None:
         """The engine gave a call to an offered spare: it is that call's worker now."""
         invocation, pid = message["id"], message["pid"]
+        self._note_input(message)
         spare = next((s for s in self.spares if s.pid == pid and s.offered), None)
         if spare is not None:
             self.spares.remove(spare)
@@ -331,6 +344,18 @@ class ForkServer:
         # The call is under way without this server: its replacement starts now, on the other
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
+
+    def _note_input(self, message: dict[str, Any]) -> None:
+        size = message.get("input")
+        if isinstance(size, int) and size >= 0:
+            self.inputs.append(size)
+
+    def _warm_bytes(self) -> int:
+        """How much memory a spare made now readies while it waits."""
+        largest = max(self.inputs, default=0)
+        if largest < WARM_FROM:
+            return 0
+        return min(largest * WARM_PER_INPUT_BYTE, worker_runtime.WARM_MOST)
 
     def _status(self, invocation: str) -> None:
         """The engine needs the exit status of a call (it left no complete answer): sent now if
@@ -380,12 +405,13 @@ class ForkServer:
         not while it starts, so the fork does not compete with a starting worker; one the engine
         took is replaced as soon as the engine says so, after the call was given."""
         hook = self.hook if self.hook != self.too_slow else None
+        warm = self._warm_bytes()
         while len(self.spares) < SPARES:
             plain = sum(1 for spare in self.spares if spare.hook is None)
             loads = hook if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
-                pid = self._make({"hook": loads}, [theirs.fileno()])
+                pid = self._make({"hook": loads, "warm": warm}, [theirs.fileno()])
             except OSError:
                 ours.close()
                 return

@@ -603,7 +603,7 @@ class WorkerHost:
         # instead of waiting for this loop's next turn after the hand-over.
         feeder = _Feeder(loop, in_w, input_data)
         try:
-            await self._hand_over(invocation, pending, call, theirs)
+            await self._hand_over(invocation, pending, call, theirs, len(input_data))
         except BaseException:
             feeder.close()
             for fd in (res_r, out_r, err_r):
@@ -766,24 +766,32 @@ class WorkerHost:
             self._tell_server(encode_message({"op": "status", "id": pending.invocation}))
 
     async def _hand_over(
-        self, invocation: str, pending: _Pending, call: dict[str, Any], fds: list[int]
+        self,
+        invocation: str,
+        pending: _Pending,
+        call: dict[str, Any],
+        fds: list[int],
+        size: int,
     ) -> None:
         """Give the call to a ready spare the engine holds, then tell the fork server which one
         (it reaps it, and keeps its exit status until asked); without one, ask the server to
-        hand the call over."""
+        hand the call over. The server is told the size of the call's input either way: its
+        next spares ready as much memory as calls of that size use."""
         if self._control is None:
             raise ForkServerUnavailable("the worker fork server is not running")
         encoded = encode_message(call)
         pid = self._spares.hand_over(encoded, fds, sandboxed=self.sandbox_active)
         if pid is None:
-            await self._send_with_fds(_with_spec({"op": "spawn", "id": invocation}, encoded), fds)
+            spawn = {"op": "spawn", "id": invocation, "input": size}
+            await self._send_with_fds(_with_spec(spawn, encoded), fds)
             return
         pending.pid = pid
         pending.spawned.set_result(pid)
         # Not awaited: the call is under way without the server, whose word on it (the exit
         # status) only matters when the worker leaves no result. A server that cannot take it
         # now (stopped by a hook run without the sandbox, say) gets it when it can.
-        self._tell_server(_with_spec({"op": "took", "id": invocation, "pid": pid}, encoded))
+        took = {"op": "took", "id": invocation, "pid": pid, "input": size}
+        self._tell_server(_with_spec(took, encoded))
 
     def _tell_server(self, message: bytes) -> None:
         """Send ``message`` to the fork server now, or, behind those still waiting, once it

@@ -557,16 +557,19 @@ def _rehearse() -> None:
     process_control.end_descendants()
 
 
-# A spare left waiting this long readies this much of the C heap, and as much of the arenas
-# Python's own allocator serves small objects from, for its call (it then holds that much more
-# memory while it waits). A process just forked takes a page fault at its first touch of each
-# page of fresh memory: a 1 MB request's parse and the serialisation of the result took about
-# 950 with neither readied, 900 with the C heap alone (the objects of a parsed request are small,
-# and live in the arenas), under 100 with both; a spare idle anyway takes those ahead. Spares
-# used back to back (many small runs) are never idle so long: they pay nothing.
+# A spare left waiting this long readies part of the C heap, and as much of the arenas Python's
+# own allocator serves small objects from, for its call (it then holds that much more memory
+# while it waits). A process just forked takes a page fault at its first touch of each page of
+# fresh memory: a 1 MB request's parse and the serialisation of the result took about 950 with
+# neither readied, 900 with the C heap alone (the objects of a parsed request are small, and
+# live in the arenas), under 100 with 4 MB of both; a spare idle anyway takes those ahead. The
+# fork server says how much each spare readies, by the size of the latest calls (none when they
+# were small). Spares used back to back (many small runs) are never idle so long: they pay
+# nothing.
 IDLE_BEFORE_WARMING = 0.1
 WARM_HEAP = 4 << 20
 WARM_ARENAS = 4 << 20
+WARM_MOST = WARM_HEAP + WARM_ARENAS
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
 # An arena goes back to the system once none of its objects is alive: one small object kept in
 # each span of this many bytes keeps every arena (at least 256 KiB) that the readying touched.
@@ -576,15 +579,20 @@ _BLOCK = 448
 _arena_holds: list[bytes] = []
 
 
-def wait_for_call(channel: socket.socket) -> None:
-    """Return once ``channel`` has something to read, the heap readied if it waited long."""
+def wait_for_call(channel: socket.socket, warm: int = WARM_MOST) -> None:
+    """Return once ``channel`` has something to read, ``warm`` bytes of memory readied (half
+    heap, half arenas, at most :data:`WARM_MOST`) if it waited long."""
+    if warm <= 0:
+        return
     ready, _, _ = select.select([channel], [], [], IDLE_BEFORE_WARMING)
     if not ready:
-        warm_heap()
+        warm_heap(warm)
 
 
-def warm_heap() -> None:
-    _warm_arenas()
+def warm_heap(size: int = WARM_MOST) -> None:
+    size = min(size, WARM_MOST)
+    heap = size * WARM_HEAP // WARM_MOST
+    _warm_arenas(size - heap)
     try:
         import ctypes
 
@@ -593,16 +601,16 @@ def warm_heap() -> None:
         return
     # Freed memory stays in the heap (it is not given back, nor taken from mmap, below this
     # size), so a buffer allocated and freed here leaves its pages, touched, for the call.
-    mallopt(_M_TRIM_THRESHOLD, 2 * WARM_HEAP)
-    mallopt(_M_MMAP_THRESHOLD, WARM_HEAP)
-    mallopt(_M_TOP_PAD, 1 << 20)
-    bytearray(WARM_HEAP - (64 << 10))  # zero-filled: every page written once, then freed
+    mallopt(_M_TRIM_THRESHOLD, 2 * heap)
+    mallopt(_M_MMAP_THRESHOLD, heap)
+    mallopt(_M_TOP_PAD, min(1 << 20, heap))
+    bytearray(max(heap - (64 << 10), 0))  # zero-filled: every page written once, then freed
 
 
-def _warm_arenas() -> None:
-    """Fill ``WARM_ARENAS`` of small-object arenas and free them, but for one object per
+def _warm_arenas(size: int) -> None:
+    """Fill ``size`` bytes of small-object arenas and free them, but for one object per
     ``_ARENA_HOLD_SPAN``: the arenas stay, their pages touched, for the call's objects."""
-    made = [bytes(400) for _ in range(WARM_ARENAS // _BLOCK)]
+    made = [bytes(400) for _ in range(size // _BLOCK)]
     spans: set[int] = set()
     for item in made:
         span = id(item) // _ARENA_HOLD_SPAN
