@@ -29,10 +29,18 @@ class Host:
         self.host = NodeHost(root, worker_environment())
 
     def run(
-        self, name: str, text: str, payload: Any = None, *, timeout_ms: int = GENEROUS_TIMEOUT_MS
+        self,
+        name: str,
+        text: str,
+        payload: Any = None,
+        *,
+        timeout_ms: int = GENEROUS_TIMEOUT_MS,
+        module: bool = False,
     ) -> tuple[dict[str, Any], Any]:
+        """Call ``name``'s ``main`` as ADF runs a pre-LLM hook, or, with ``module``, as a chain
+        hook (a module export, in a Worker of its own)."""
         (self.root / name).write_text(text)
-        header = {
+        header: dict[str, Any] = {
             "path": name,
             "fn": "main",
             "source": text,
@@ -41,6 +49,8 @@ class Host:
             "output_bytes": 64 << 10,
             "result_bytes": 1 << 20,
         }
+        if module:
+            header.update(mode="module", api="chain", raw_result=False)
         body = json.dumps(payload if payload is not None else {"request": {}}).encode()
         answer, result = self.loop.run_until_complete(
             self.host.call(header, body, wait_s=timeout_ms / 1000 + 8)
@@ -496,3 +506,22 @@ def test_a_warmed_host_serves_its_first_call_on_a_worker_started_ahead(tmp_path:
     assert first_cold["worker_ahead"] is False
     assert first_warmed["worker_ahead"] is True
     assert value == {}
+
+
+MODULE_HOOK = "export function main(input: unknown) {\n  return undefined;\n}\n"
+
+
+def test_a_burst_of_module_calls_leaves_workers_started_for_the_next_one(host: Host) -> None:
+    # A chain calls its hooks one after another, each in a Worker of its own: the host starts
+    # two ahead at first, and after a burst of four, enough for the next burst of four.
+    host.loop.run_until_complete(host.host.start())
+    bursts = []
+    for _ in range(20):
+        answers = [host.run("chain.ts", MODULE_HOOK, module=True)[0] for _ in range(4)]
+        assert all(answer["status"] == "ok" for answer in answers), answers
+        bursts.append([answer["worker_ready"] for answer in answers])
+        if all(bursts[-1]):
+            break
+        host.loop.run_until_complete(asyncio.sleep(0.5))
+    assert not all(bursts[0])
+    assert all(bursts[-1]), bursts
