@@ -21,6 +21,7 @@ import sys
 from typing import Any, NoReturn
 
 from studio.engine import hook_preparation, process_control, sandbox, source_version, worker_runtime
+from studio.engine.ready_spares import latest_hooks
 from studio.engine.worker_protocol import MAX_DATAGRAM, WorkerSpec, decode_message, encode_message
 
 # Imported once here so that every worker starts with them already loaded. Not asyncio: with
@@ -244,8 +245,9 @@ class ForkServer:
         # The channels of spares that took a call, closed when they end: a channel closed while
         # its ready word is unread would reset the spare's side before it reads its call.
         self.handed: dict[int, _Spare] = {}
-        self.hook: dict[str, Any] | None = None
-        """The spec of the last call: the hook spares load ahead of the next one."""
+        self.hooks: list[dict[str, Any]] = []
+        """The specs of the latest calls' hooks, the latest last: those spares load ahead of
+        the next calls (see ready_spares.RECENT_HOOKS)."""
         self.too_slow: dict[str, Any] | None = None
         """A spec whose load took too long to be done ahead (until another one is called)."""
         self.gone: dict[int, dict[str, Any]] = {}
@@ -404,11 +406,10 @@ class ForkServer:
         exactly one call. A spare the server hands a call to is replaced when its worker ends,
         not while it starts, so the fork does not compete with a starting worker; one the engine
         took is replaced as soon as the engine says so, after the call was given."""
-        hook = self.hook if self.hook != self.too_slow else None
         warm = self._warm_bytes()
         while len(self.spares) < SPARES:
             plain = sum(1 for spare in self.spares if spare.hook is None)
-            loads = hook if plain >= PLAIN_SPARES else None
+            loads = self._next_hook() if plain >= PLAIN_SPARES else None
             ours, theirs = socket.socketpair(socket.AF_UNIX, _SOCKET_TYPE)
             try:
                 pid = self._make({"hook": loads, "warm": warm}, [theirs.fileno()])
@@ -458,15 +459,25 @@ class ForkServer:
         spare.close()
 
     def _expect(self, spec: dict[str, Any]) -> None:
-        """The next call is likely for the same hook: spares made from now on load it ahead,
-        and those that loaded another one go (the engine ends those it holds itself). Plain
-        spares stay until calls take them."""
-        if spec == self.hook:
+        """The next calls are likely for the hooks of the latest ones: spares made from now on
+        load those ahead, and those that loaded a hook no longer among them go (the engine ends
+        those it holds itself). Plain spares stay until calls take them."""
+        hooks = latest_hooks(self.hooks, spec)
+        if hooks == self.hooks:
             return
-        self.hook = spec
+        self.hooks = hooks
         for spare in list(self.spares):
-            if spare.hook is not None and not spare.offered:
+            if spare.hook is not None and not spare.offered and spare.hook not in hooks:
                 self._end_spare(spare)
+
+    def _next_hook(self) -> dict[str, Any] | None:
+        """The hook the next spare loads: the latest called of those no spare has loaded
+        (a chain calls several hooks in a row, each then finds its own), else the latest."""
+        hooks = [spec for spec in self.hooks if spec != self.too_slow]
+        for wanted in hooks[::-1]:
+            if not any(spare.hook == wanted for spare in self.spares):
+                return wanted
+        return hooks[-1] if hooks else None
 
     def _end_spare(self, spare: _Spare) -> None:
         process_control.kill_tree(spare.pid)

@@ -1,12 +1,13 @@
 """A spare worker that loads its hook before the call arrives.
 
-The fork server asks its spares to load the hook of the last call it saw (same spec). A spare
-loads it in its own process, inside the call's sandbox, and says which files the load read:
-the hook's source and every other file of the workspace it opened or imported, each as a
-:mod:`source_version`. A call goes to such a spare only when its spec is the same and none of
-those files has changed since; otherwise to a spare that loads the hook when the call comes. A
-spare still serves exactly one call, so nothing a module did while loading reaches another
-call. What the load printed is kept and written to the call's streams before the call runs.
+The fork server asks its spares to load the hooks of the latest calls it saw (same spec; one
+per hook first, see ready_spares.RECENT_HOOKS). A spare loads its hook in its own process,
+inside the call's sandbox, and says which files the load read: the hook's source and every
+other file of the workspace it opened or imported, each as a :mod:`source_version`. A call
+goes to such a spare only when its spec is the same and none of those files has changed since;
+otherwise to a spare that loads the hook when the call comes. A spare still serves exactly one
+call, so nothing a module did while loading reaches another call. What the load printed is
+kept and written to the call's streams before the call runs.
 """
 
 from __future__ import annotations

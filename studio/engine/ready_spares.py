@@ -5,8 +5,9 @@ call spec whose hook it loaded ahead (none for a plain spare) and the versions o
 load read. The engine then sends a call to the spare itself, without waking the fork server on
 the call's path, and tells the server afterwards which spare it took. The choice is the one the
 server makes for calls it hands over: a spare that loaded this very hook while none of its files
-has changed since, otherwise the oldest plain one. A spare that loaded another hook, or a version
-edited since, is ended; the server reaps it and makes a new one.
+has changed since, otherwise the oldest plain one. A spare that loaded a hook none of the latest
+calls called (see :data:`RECENT_HOOKS`), or a version edited since, is ended; the server reaps it
+and makes a new one.
 """
 
 from __future__ import annotations
@@ -15,9 +16,23 @@ import contextlib
 import os
 import socket
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from studio.engine import process_control, source_version
+
+RECENT_HOOKS = 4
+"""Spares load ahead the hooks of this many of the latest calls' distinct hooks: a chain, an
+invocation or a step with several hooks calls each of them in turn, and each call then finds a
+spare that loaded its own."""
+
+Hook = TypeVar("Hook")
+
+
+def latest_hooks(hooks: list[Hook], called: Hook) -> list[Hook]:
+    """``hooks`` (distinct, the latest called last) once ``called`` was called."""
+    if hooks and hooks[-1] == called:
+        return hooks
+    return [*(hook for hook in hooks if hook != called), called][-RECENT_HOOKS:]
 
 
 @dataclass
@@ -37,6 +52,8 @@ class ReadySpares:
 
     def __init__(self) -> None:
         self._spares: list[ReadySpare] = []
+        self._hooks: list[bytes] = []
+        """The encoded specs of the latest calls' distinct hooks, the latest last."""
 
     def pids(self) -> list[int]:
         return [spare.pid for spare in self._spares]
@@ -66,9 +83,10 @@ class ReadySpares:
 
     def take(self, call: bytes) -> ReadySpare | None:
         """The spare for ``call`` (an encoded spec), no longer held here; None when none fits.
-        Spares that loaded another hook go, as the fork server ends its own once a call for
-        another hook comes."""
-        for spare in [s for s in self._spares if s.hook is not None and s.hook != call]:
+        Spares that loaded a hook none of the latest calls called go, as the fork server ends
+        its own."""
+        self._hooks = latest_hooks(self._hooks, call)
+        for spare in [s for s in self._spares if s.hook is not None and s.hook not in self._hooks]:
             self._end(spare)
         for spare in [s for s in self._spares if s.hook == call]:
             if source_version.unchanged(spare.files):

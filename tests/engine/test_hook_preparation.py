@@ -1,9 +1,10 @@
-"""Spares load the hook of the last call ahead of the next one: an edit of any file the load
-read is picked up by the very next call, and nothing a module did while loading reaches
-another call."""
+"""Spares load the hooks of the latest calls ahead of the next ones: an edit of any file the load
+read is picked up by the very next call, nothing a module did while loading reaches another
+call, and hooks called in turn (as a chain calls its hooks) each find a spare that loaded them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from studio.core.workspace.folder import Workspace
+from studio.engine.fork_server import SPARES
 from tests.support.runners import LiveRunner
 from tests.support.workspaces import write_json
 
@@ -116,3 +118,34 @@ def test_a_hook_that_stops_loading_is_reported_by_its_call_and_fixed_by_an_edit(
         assert "syntax error" in outcome.turn_error.message
     hook.write_text(HOOK)
     until_loaded_ahead(prepared, "h1-v1-d1")
+
+
+def _held_spares(live: LiveRunner, count: int) -> None:
+    async def held() -> None:
+        while len(live.held_spares()) < count:
+            await asyncio.sleep(0.01)
+
+    live.call(asyncio.wait_for(held(), 60))
+
+
+def test_hooks_called_in_turn_each_find_a_spare_that_loaded_them(prepared):
+    # As a chain calls its hooks: three of them, one after another, again and again. Spares
+    # load each of the latest hooks ahead, not only the last one called.
+    lib = prepared.runner.workspace.root / "lib"
+    names = ["first", "second", "third"]
+    for name in names:
+        (lib / f"{name}.py").write_text(HOOK.replace('MARK = "h1"', f'MARK = "{name}"'))
+    rounds = []
+    for _ in range(ENOUGH_RUNS):
+        found = []
+        for name in names:
+            outcome = prepared.run(hook=f"lib/{name}.py:main")
+            assert outcome.status == "ok", outcome.turn_error
+            mark, calls, ahead = outcome.result["system"].split()
+            assert (mark, calls) == (f"{name}-v1-d1", "1")
+            found.append(ahead == "True")
+        rounds.append(found)
+        if all(found):
+            break
+        _held_spares(prepared, SPARES)  # the spares made after the round are ready
+    assert all(rounds[-1]), rounds
