@@ -124,7 +124,7 @@ def _wait_as_spare(channel: socket.socket, hook: dict[str, Any] | None, warm: in
 def _worker_now(spec: WorkerSpec, fds: list[int]) -> NoReturn:
     """A worker forked on demand, when no spare is left."""
     try:
-        worker_runtime.become_spare(fds)
+        worker_runtime.become_spare(fds, rehearse=False)
     except BaseException:
         os._exit(71)
     worker_runtime.enter_worker(spec, fds)

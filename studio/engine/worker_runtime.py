@@ -503,10 +503,12 @@ _null = -1
 _NULL_FD_FROM = 20
 
 
-def become_spare(keep: list[int]) -> None:
+def become_spare(keep: list[int], *, rehearse: bool = True) -> None:
     """Everything that does not depend on the invocation, done before one arrives: isolation,
-    standard streams, closing what the fork server had open, and a rehearsal that touches what
-    every call touches, so those pages are copied from the fork server now, not during a call."""
+    standard streams, closing what the fork server had open, and (``rehearse``) a rehearsal
+    that touches what every call touches, so those pages are copied from the fork server now,
+    not during a call. A worker forked for a call already waiting has no time to gain: it
+    copies them during its call, as the rehearsal would."""
     process_control.become_worker()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
@@ -526,7 +528,8 @@ def become_spare(keep: list[int]) -> None:
     sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
     sys.stdout = _line_buffered(1)
     sys.stderr = _line_buffered(2)
-    _rehearse()
+    if rehearse:
+        _rehearse()
 
 
 def _rehearse() -> None:
