@@ -35,49 +35,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PAINT_RATIO_TARGET = 2.0
 STALL_TARGET_MS = 50.0
 
-# Prints "painted" once the window's first paint has ended: the zero timer set from inside the
-# paint event fires only after the whole paint pass (every child included) is done.
-_PAINT_PROBE = """
-import sys
-from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication
-app = QApplication(sys.argv[:1])
-class FirstPaint(QObject):
-    def eventFilter(self, watched, event):
-        if watched is window and event.type() == QEvent.Type.Paint and not self.seen:
-            self.seen = True
-            QTimer.singleShot(0, painted)
-        return False
-def painted():
-    print("painted", flush=True)
-    app.quit()
-probe = FirstPaint()
-probe.seen = False
-"""
-BARE_PROBE = (
-    _PAINT_PROBE
-    + """
-from PySide6.QtWidgets import QMainWindow
-window = QMainWindow()
-window.resize(1400, 880)
-window.installEventFilter(probe)
-window.show()
-app.exec()
-"""
-)
-# Exactly as ``hook-studio <workspace>`` starts (its command line, settings, qasync loop and
-# all); the window it shows is watched for its first paint, and the studio quits once it ended.
-STUDIO_PROBE = """
-import sys
-from studio import cli
-from studio.ui import app as start
-
-shown = start.show_window
-
-def show_and_watch(*args):
-    window = shown(*args)
+# watch(window, painted) calls painted() once the window's first paint has ended: the zero
+# timer set from inside the paint event fires only after the whole paint pass (every child
+# included) is done. It imports Qt only when called, so that a probe can define it first.
+_WATCH = """
+def watch(window, painted):
     from PySide6.QtCore import QEvent, QObject, QTimer
-    from PySide6.QtWidgets import QApplication
 
     class FirstPaint(QObject):
         seen = False
@@ -88,18 +51,55 @@ def show_and_watch(*args):
                 QTimer.singleShot(0, painted)
             return False
 
+    window.paint_probe = FirstPaint(window)
+    window.installEventFilter(window.paint_probe)  # nothing is painted before the loop runs
+"""
+BARE_PROBE = (
+    _WATCH
+    + """
+import sys
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication(sys.argv[:1])
+window = QMainWindow()
+window.resize(1400, 880)
+
+def painted():
+    print("painted", flush=True)
+    app.quit()
+
+watch(window, painted)
+window.show()
+app.exec()
+"""
+)
+# Exactly as ``hook-studio <workspace>`` starts (its command line, settings, qasync loop and
+# all); the window it shows is watched for its first paint, and the studio quits once it ended.
+STUDIO_PROBE = (
+    _WATCH
+    + """
+import sys
+from studio import cli
+from studio.ui import app as start
+
+shown = start.show_window
+
+def show_and_watch(*args):
+    window = shown(*args)
+
     def painted():
+        from PySide6.QtWidgets import QApplication
+
         print("painted", flush=True)
         window.undo_stack.setClean()
         QApplication.quit()
 
-    window.paint_probe = FirstPaint(window)
-    window.installEventFilter(window.paint_probe)  # nothing is painted before the loop runs
+    watch(window, painted)
     return window
 
 start.show_window = show_and_watch
 raise SystemExit(cli.main(sys.argv[1:]))
 """
+)
 
 
 def launch_env(byte_code: Path) -> dict[str, str]:
