@@ -316,13 +316,12 @@ class ForkServer:
 
     def _spawn(self, message: dict[str, Any], fds: list[int]) -> None:
         invocation = message["id"]
-        self._note_input(message)
         try:
             WorkerSpec.from_json(message["spec"])  # a malformed call is refused here
             pid = self._hand_to_spare(message["spec"], fds)
             if pid is None:
                 pid = self._make({"spec": message["spec"]}, fds)
-            self._expect(message["spec"])
+            self._note_call(message)
         except Exception as exc:
             self.send({"event": "spawn_failed", "id": invocation, "error": str(exc)})
             return
@@ -335,22 +334,16 @@ class ForkServer:
     def _took(self, message: dict[str, Any]) -> None:
         """The engine gave a call to an offered spare: it is that call's worker now."""
         invocation, pid = message["id"], message["pid"]
-        self._note_input(message)
         spare = next((s for s in self.spares if s.pid == pid and s.offered), None)
         if spare is not None:
             self.spares.remove(spare)
             self.workers[pid] = invocation
         else:
             self._exited(invocation, pid, self.gone.pop(pid, {}))
-        self._expect(message["spec"])
+        self._note_call(message)
         # The call is under way without this server: its replacement starts now, on the other
         # processor, and is ready sooner than if it waited for the call to end.
         self._replenish()
-
-    def _note_input(self, message: dict[str, Any]) -> None:
-        size = message.get("input")
-        if isinstance(size, int) and size >= 0:
-            self.inputs.append(size)
 
     def _warm_bytes(self) -> int:
         """How much memory a spare made now readies while it waits."""
@@ -458,11 +451,16 @@ class ForkServer:
         # Its word is read, so closing this end leaves the engine's working.
         spare.close()
 
-    def _expect(self, spec: dict[str, Any]) -> None:
-        """The next calls are likely for the hooks of the latest ones: spares made from now on
-        load those ahead, and those that loaded a hook no longer among them go (the engine ends
-        those it holds itself). Plain spares stay until calls take them."""
-        hooks = latest_hooks(self.hooks, spec)
+    def _note_call(self, message: dict[str, Any]) -> None:
+        """A call (spawned or taken) says what the next ones are likely to be: its input's size
+        sets how much memory spares made from now on ready, and the next calls are likely for
+        the hooks of the latest ones, so spares load those ahead, and those that loaded a hook
+        no longer among them go (the engine ends those it holds itself). Plain spares stay until
+        calls take them."""
+        size = message.get("input")
+        if isinstance(size, int) and size >= 0:
+            self.inputs.append(size)
+        hooks = latest_hooks(self.hooks, message["spec"])
         if hooks == self.hooks:
             return
         self.hooks = hooks

@@ -4,7 +4,6 @@ stopped while the engine held it is never given a call."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from collections.abc import Iterator
@@ -64,17 +63,6 @@ def token_run(live: LiveRunner) -> tuple[str, str]:
     return token, calls
 
 
-def hold_spares(live: LiveRunner, count: int) -> list[int]:
-    """Run the event loop until the host holds ``count`` ready spares; their pids."""
-
-    async def held() -> list[int]:
-        while len(live.held_spares()) < count:
-            await asyncio.sleep(0.01)
-        return live.held_spares()
-
-    return live.call(asyncio.wait_for(held(), 60))
-
-
 def fork_server() -> int:
     (server,) = running_with(set(children(os.getpid())), "fork_server")
     return server
@@ -84,7 +72,7 @@ def test_calls_given_by_the_engine_each_get_a_fresh_process(live):
     token_run(live)
     seen = set()
     for _ in range(3):
-        hold_spares(live, 1)
+        live.hold_spares(1)
         token, calls = token_run(live)
         assert calls == "1"
         seen.add(token)
@@ -97,7 +85,7 @@ def test_a_call_reaches_a_held_spare_while_the_fork_server_is_frozen(sandboxed_l
     token_run(live)
     if not sandboxed(live):
         pytest.skip("the kernel refuses the sandbox here")
-    hold_spares(live, 2)
+    live.hold_spares(2)
     server = fork_server()
     os.kill(server, signal.SIGSTOP)
     try:
@@ -117,7 +105,7 @@ def test_a_held_spare_that_was_killed_or_stopped_is_never_given_a_call(workspace
     live = live_runner(workspace, sandbox=False)
     try:
         token_run(live)
-        held = hold_spares(live, 2)
+        held = live.hold_spares(2)
         for pid in held:
             os.kill(pid, how)
         for _ in range(len(held) + 1):

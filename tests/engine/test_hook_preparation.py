@@ -4,7 +4,6 @@ call, and hooks called in turn (as a chain calls its hooks) each find a spare th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from pathlib import Path
@@ -120,14 +119,6 @@ def test_a_hook_that_stops_loading_is_reported_by_its_call_and_fixed_by_an_edit(
     until_loaded_ahead(prepared, "h1-v1-d1")
 
 
-def _held_spares(live: LiveRunner, count: int) -> None:
-    async def held() -> None:
-        while len(live.held_spares()) < count:
-            await asyncio.sleep(0.01)
-
-    live.call(asyncio.wait_for(held(), 60))
-
-
 def test_hooks_called_in_turn_each_find_a_spare_that_loaded_them(prepared):
     # As a chain calls its hooks: three of them, one after another, again and again. Spares
     # load each of the latest hooks ahead, not only the last one called.
@@ -147,5 +138,5 @@ def test_hooks_called_in_turn_each_find_a_spare_that_loaded_them(prepared):
         rounds.append(found)
         if all(found):
             break
-        _held_spares(prepared, SPARES)  # the spares made after the round are ready
+        prepared.hold_spares(SPARES)  # the spares made after the round are ready
     assert all(rounds[-1]), rounds

@@ -128,14 +128,7 @@ def _memory_kib(pid: int) -> int:
 def _newest_spare(live: LiveRunner) -> int:
     """The spare made last, once the engine holds them all again: one made after the last run,
     not one still waiting from before it while the newer ones get ready."""
-
-    async def held() -> int:
-        while len(live.held_spares()) < SPARES:
-            await asyncio.sleep(0.02)
-        return live.held_spares()[-1]
-
-    pid: int = live.call(asyncio.wait_for(held(), 60))
-    return pid
+    return live.hold_spares(SPARES)[-1]
 
 
 def _idle_spare_memory(live: LiveRunner) -> int:

@@ -32,6 +32,18 @@ class LiveRunner:
         runtime = self.runner._runtimes.get(PythonRuntime)
         return runtime._host.held_spares if isinstance(runtime, PythonRuntime) else []
 
+    def hold_spares(self, count: int) -> list[int]:
+        """Run the event loop until the engine holds ``count`` ready spares (a minute at most);
+        their pids, oldest first."""
+
+        async def held() -> list[int]:
+            while len(self.held_spares()) < count:
+                await asyncio.sleep(0.01)
+            return self.held_spares()
+
+        pids: list[int] = self.call(asyncio.wait_for(held(), 60))
+        return pids
+
     def own_descriptors(self) -> int:
         """This process's open descriptors, less the channels of the ready spares the engine
         was handed (at most SPARES), however many that is at the moment."""

@@ -106,7 +106,8 @@ def test_a_runtime_whose_start_never_ends_is_ended_by_the_close(
     def stop_its_start() -> bool:
         # Once the program runs (not while it is still the studio's fork before its exec).
         for pid in {p for mark in marks for p in running_with(new_processes(before), mark)}:
-            # A process seen a moment ago may have ended since (a spare the server replaced).
+            # A process seen a moment ago may have ended since (the fork server makes some that
+            # live a moment).
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGSTOP)
                 stopped.add(pid)
