@@ -351,6 +351,26 @@ def test_a_corrupt_file_is_a_message_and_the_open_workspace_stays(window, dialog
     assert window.settings.recent_workspaces[0] == str(agent)
 
 
+def test_an_agent_whose_files_cannot_be_read_opens_and_says_why_where_they_are_listed(
+    window, dialogs, agent
+):
+    db = sqlite3.connect(agent)
+    db.execute("DROP TABLE adf_files")
+    db.commit()
+    db.close()
+    assert window.open_workspace(agent)
+    assert window.document is not None and window.document.has_hook
+    tree = window.workspace_panel.tree
+    (files,) = [
+        tree.topLevelItem(i)
+        for i in range(tree.topLevelItemCount())
+        if tree.topLevelItem(i).text(0) == "Agent files"
+    ]
+    assert files.childCount() == 0
+    assert "no such table: adf_files" in files.toolTip(0)
+    assert dialogs.warnings == []
+
+
 def test_the_recent_list_keeps_the_agent_file(window, agent, sample_workspace):
     assert window.open_workspace(agent)
     assert window.open_workspace(sample_workspace)

@@ -168,10 +168,13 @@ class AdfWorkspace(Workspace):
     # -- hook sources --------------------------------------------------------------------------
 
     def hook_sources(self, extensions: tuple[str, ...]) -> list[str]:
+        """As a folder's: the paths to offer as sources, none when the agent's files cannot be
+        read (a folder skips what it cannot list, too). Why is said where the files are listed
+        (:meth:`source_files`) and where a run reads them."""
         try:
             return [f.path for f in self.adf.entries() if f.path.endswith(extensions)]
-        except AdfFileError as exc:
-            raise workspace_error(exc) from None
+        except AdfFileError:
+            return []
 
     def source_files(self, extensions: tuple[str, ...]) -> list[SourceFile]:
         try:

@@ -62,6 +62,18 @@ def test_hook_sources_with_their_state(agent):
         workspace.read_source("lib/none.ts")
 
 
+def test_an_agent_whose_files_cannot_be_read_offers_no_source_and_says_why_when_listed(agent):
+    db = sqlite3.connect(agent)
+    db.execute("DROP TABLE adf_files")
+    db.commit()
+    db.close()
+    workspace = Workspace.open(agent)
+    # Offered as a folder offers what it cannot list: nothing, without failing its caller.
+    assert workspace.hook_sources((".ts", ".js")) == []
+    with pytest.raises(WorkspaceFileError, match=r"agent\.adf.*no such table: adf_files"):
+        workspace.source_files((".ts",))
+
+
 def test_sources_are_copied_read_only_for_the_runtimes_and_follow_the_database(agent):
     workspace = Workspace.open(agent)
     root = workspace.sync_sources()
