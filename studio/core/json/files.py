@@ -13,6 +13,12 @@ class JsonFileError(Exception):
     """A file that cannot be read or is not JSON; the message names the file and the place."""
 
 
+def syntax_problem(exc: json.JSONDecodeError) -> str:
+    """The parser's words for a syntax error, to be followed by its place: one of them ends
+    in "starting at", which the place completes."""
+    return exc.msg.removesuffix(" at")
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -24,7 +30,7 @@ def parse_json_text(text: str, origin: str = "<text>") -> Any:
             return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise JsonFileError(
-            f"{origin}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            f"{origin}: not JSON: {syntax_problem(exc)} at line {exc.lineno}, column {exc.colno}"
         ) from None
     except RecursionError:
         raise JsonFileError(f"{origin}: nested deeper than {MAX_DEPTH:,} levels") from None

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from studio.core.json.deep import MAX_DEPTH, deep_json
+from studio.core.json.files import syntax_problem
 
 PathPart = str | int
 
@@ -290,7 +291,7 @@ def parse_json(text: str) -> Any:
         with deep_json():
             return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise JsonTextError(exc.msg, exc.pos, exc.lineno, exc.colno) from None
+        raise JsonTextError(syntax_problem(exc), exc.pos, exc.lineno, exc.colno) from None
     except RecursionError:
         raise JsonTextError(f"nested deeper than {MAX_DEPTH:,} levels", 0, 1, 1) from None
     except ValueError as exc:

@@ -29,7 +29,7 @@ from typing import Any
 
 from studio.core.findings import Finding, PathPart, dotted
 from studio.core.json.deep import deep_json
-from studio.core.json.files import JsonFileError
+from studio.core.json.files import JsonFileError, syntax_problem
 from studio.core.json.same import same_json as _same
 from studio.core.json.values import is_number, type_name
 from studio.core.pre_llm.config import HOOK_KEY
@@ -276,7 +276,9 @@ def _parse(text: str, origin: Path) -> _Parsed:
         with deep_json():  # the runtime reads configs nested a few thousand levels deep
             document = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise AgentDocumentError(origin, f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        raise AgentDocumentError(
+            origin, f"not JSON: {syntax_problem(exc)}", exc.lineno, exc.colno
+        ) from None
     except ValueError as exc:  # NaN, Infinity or -Infinity, which JSON does not have
         line, column = _constant_place(text, str(exc))
         raise AgentDocumentError(

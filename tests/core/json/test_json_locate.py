@@ -160,6 +160,12 @@ def test_parse_json_reports_where_the_syntax_breaks():
     assert "delimiter" in error.message
 
 
+def test_an_unterminated_string_is_said_once_with_its_place():
+    with pytest.raises(JsonTextError) as caught:
+        parse_json('{"a": "cut')
+    assert str(caught.value) == "Unterminated string starting at line 1, column 7"
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_parse_json_refuses_nan_and_infinity_with_their_place(constant: str):
     text = '{"s": "NaN Infinity",\n "n": ' + constant + "}"

@@ -425,6 +425,15 @@ class TestUnreadableFiles:
         assert str(error) == f"{agent}: {error.problem} at line {line}, column {column}"
         assert agent.read_text() == text
 
+    def test_an_unterminated_string_reads_as_one_sentence(self, agent: Path) -> None:
+        # The parser's words end in "starting at": the place completes them, once.
+        agent.write_text('{\n  "name": "cut')
+        with pytest.raises(AgentDocumentError) as caught:
+            AgentDocument.load(agent)
+        assert str(caught.value) == (
+            f"{agent}: not JSON: Unterminated string starting at line 2, column 11"
+        )
+
     def test_not_utf8_gives_the_place_of_the_bad_byte(self, agent: Path) -> None:
         agent.write_bytes(b'{\n  "name": "caf\xe9"\n}')
         with pytest.raises(AgentDocumentError, match="not UTF-8") as caught:
