@@ -45,7 +45,7 @@ def _read(path: str) -> Any:
         except AdfFileError as exc:
             raise UsageError(str(exc)) from None
     try:
-        return read_json_file(path)
+        return read_json_file(path, waits=True)
     except JsonFileError as exc:
         raise UsageError(str(exc)) from None
 

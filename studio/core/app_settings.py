@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from studio.core.file_reads import read_text
 from studio.core.workspace.atomic_write import write_atomically
 
 SETTINGS_VERSION = 1
@@ -60,7 +61,7 @@ class AppSettings(BaseModel):
 def load_settings(path: Path) -> AppSettings:
     """The saved settings; a missing, unreadable or foreign file gives the defaults."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_text(path))
     except (OSError, ValueError):
         return AppSettings()
     if not isinstance(raw, dict) or raw.get("version") != SETTINGS_VERSION:

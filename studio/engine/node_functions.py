@@ -13,6 +13,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from studio.core.file_reads import read_bytes
 from studio.engine.node_binary import NodeUnavailable, find_node
 from studio.engine.python_functions import FunctionInfo, FunctionList, SourceProblem
 
@@ -25,7 +26,7 @@ def functions_in_js_file(path: str | Path, *, module: bool = False) -> FunctionL
     or with ``module`` the exports of the ES module a step or chain hook is. A file that cannot
     be read raises ``OSError``, as for Python sources; anything else is a problem in the list."""
     path = Path(path)
-    data = path.read_bytes()
+    data = read_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from studio.core.contract import HookCall, HookReply, RunStopped
+from studio.core.file_reads import read_text
 from studio.core.json.deep import deep_json
 from studio.core.json.js_values import js_value_hook
 from studio.core.pre_llm.host_calls import calls_from_log
@@ -420,7 +421,7 @@ class NodeRuntime(HookRuntime):
         (its caller's log is there), never starting that one again once it has ended."""
         hook = call.hook
         try:
-            source = (self.root / ref.path).read_text(encoding="utf-8")
+            source = read_text(self.root / ref.path)
         except (OSError, UnicodeDecodeError) as exc:
             raise RunStopped(
                 turn_error("load_failed", f"cannot read '{ref.path}': {exc}", hook=hook)

@@ -17,6 +17,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.core.file_reads import read_bytes
+
 # A line that can start a top-level statement: anything but blank, comment or indented lines
 # and lines that only close a bracket (a form feed first does not indent, for Python).
 _TOP_LEVEL_START = re.compile(r"\f*[^\s#)\]}]")
@@ -103,7 +105,7 @@ def top_level_functions(source_text: str) -> FunctionList:
 def functions_in_file(path: str | Path) -> FunctionList:
     """The top-level functions of a Python file. A file that cannot be read raises ``OSError``;
     one that cannot be decoded gives no functions and the decoding problem."""
-    data = Path(path).read_bytes()
+    data = read_bytes(path)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:

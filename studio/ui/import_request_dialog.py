@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.file_reads import read_bytes
 from studio.core.provider.formats import FORMATS, TITLES
 from studio.core.provider.importer import (
     Imported,
@@ -172,7 +173,7 @@ class ImportRequestDialog(QDialog):
     def load_file(self, path: Path) -> bool:
         """Put ``path``'s body in the dialog; its bytes are what is kept as the original."""
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except OSError as exc:
             self._say(f"{path.name} cannot be read: {exc.strerror or exc}", "error")
             return False

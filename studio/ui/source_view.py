@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.file_reads import read_text
 from studio.core.workspace.adf_file import AdfFileError, SourceWrite
 from studio.core.workspace.folder import SourceFile, Workspace, WorkspaceFileError
 from studio.engine.runtimes import runnable_extensions
@@ -119,7 +120,7 @@ class SourceView(QWidget):
         if not self.confirm_leave(then=partial(self.show_file, path, line, label)):
             return
         try:
-            content = path.read_text(encoding="utf-8", errors="replace")
+            content = read_text(path, errors="replace")
         except OSError as exc:
             content = f"cannot read {label}: {exc.strerror or exc}"
         self.source = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,18 @@ class TestCheckConfig:
             "applies": {"main": True, "researcher": True, "other": False},
             "effective_timeout_ms": 3000,
         }
+
+    def test_a_config_from_a_named_pipe_is_read_as_a_shell_passes_one(self, tmp_path):
+        # `hook-studio check-config <(jq ... agent.json)` hands the command a named pipe.
+        pipe = tmp_path / "config"
+        os.mkfifo(pipe)
+        doc = {"pre_llm_hook": {"source": "a.py"}, "limits": {"execution_timeout_ms": 3000}}
+        command = [sys.executable, "-m", "studio", "check-config", str(pipe)]
+        with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as checker:
+            pipe.write_text(json.dumps(doc))
+            out, _ = checker.communicate(timeout=60)
+        assert checker.returncode == 0
+        assert json.loads(out)["effective_timeout_ms"] == 3000
 
     def test_a_missing_limit_fails_the_hooked_calls_and_has_no_default(self, tmp_path):
         doc = {"pre_llm_hook": {"source": "a.py", "scope": "main"}}

@@ -17,6 +17,7 @@ from studio.core.contract import Contract
 from studio.core.expectations.json_match import json_equal
 from studio.core.expectations.model import EXPECT_KEY
 from studio.core.expectations.targets import FUTURE_LOOP, workspace_targets
+from studio.core.file_reads import read_bytes
 from studio.core.json.files import JsonFileError, parse_json_text
 from studio.core.json.locate import locate
 from studio.core.pre_llm.config import MAIN
@@ -111,7 +112,7 @@ def save_as_test(
     """Write the expectations of ``outcome`` into the sample file at ``path``; returns the new
     block. Raises :class:`SaveAsTestError` when the file cannot take them."""
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as exc:
         raise SaveAsTestError(f"{path.name} cannot be read ({exc.strerror or exc})") from None
     try:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from studio.core.file_reads import read_bytes
 from studio.core.json.deep import MAX_DEPTH, deep_json
 
 
@@ -38,15 +39,17 @@ def parse_json_text(text: str, origin: str = "<text>") -> Any:
         raise JsonFileError(f"{origin}: not JSON: {exc}") from None
 
 
-def read_json_file(path: str | Path) -> Any:
-    return parse_json_bytes(json_file_bytes(path), str(path))
+def read_json_file(path: str | Path, *, waits: bool = False) -> Any:
+    return parse_json_bytes(json_file_bytes(path, waits=waits), str(path))
 
 
-def json_file_bytes(path: str | Path) -> bytes:
-    """The bytes of a JSON file, or a :class:`JsonFileError` that says why it cannot be read."""
+def json_file_bytes(path: str | Path, *, waits: bool = False) -> bytes:
+    """The bytes of a JSON file, or a :class:`JsonFileError` that says why it cannot be read.
+    Only with ``waits`` is a named pipe read (a command line's ``<(...)``, say), waiting for
+    its writer; the window never waits on one."""
     origin = str(path)
     try:
-        return Path(path).read_bytes()
+        return Path(path).read_bytes() if waits else read_bytes(path)
     except FileNotFoundError:
         raise JsonFileError(f"{origin}: no such file") from None
     except IsADirectoryError:

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 from urllib.parse import quote
 
+from studio.core.file_reads import read_bytes
 from studio.core.json.deep import MAX_DEPTH, deep_json
 from studio.core.workspace.file_stamps import settled_stamp
 
@@ -277,8 +278,7 @@ def _parse_json(text: Any) -> Any:
 
 def _check_header(path: Path) -> None:
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(100)
+        head = read_bytes(path, most=100)
     except FileNotFoundError:
         raise AdfUnreadable(path, "no such file") from None
     except IsADirectoryError:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from studio.core.file_reads import read_bytes
 from studio.core.findings import Finding
 from studio.core.pre_llm.config import HOOK_KEY
 from studio.core.pre_llm.host_calls import AdfSettings
@@ -283,7 +284,7 @@ def _size(path: Path) -> int | None:
 
 def _copy(target: Path, content: bytes) -> None:
     with contextlib.suppress(OSError):
-        if target.read_bytes() == content:
+        if read_bytes(target) == content:
             return
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(target, content)

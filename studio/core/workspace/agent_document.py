@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from studio.core.file_reads import read_file
 from studio.core.findings import Finding, PathPart, dotted
 from studio.core.json.deep import deep_json
 from studio.core.json.files import JsonFileError, syntax_problem
@@ -512,9 +513,7 @@ class _Disk:
 
 def _read_disk(path: Path) -> _Disk:
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            data = handle.read()
+        data, info = read_file(path)
     except FileNotFoundError:
         return _Disk(None, None)
     except IsADirectoryError:

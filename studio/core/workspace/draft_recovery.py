@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from studio.core.file_reads import read_bytes
 from studio.core.workspace.atomic_write import write_atomically
 from studio.core.workspace.folder import STATE_DIR
 
@@ -79,7 +80,7 @@ def list_recoveries(workspace_root: str | Path) -> list[Recovery]:
 
 def _read(path: Path) -> Recovery | None:
     try:
-        record = json.loads(path.read_bytes())
+        record = json.loads(read_bytes(path))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("version") != _VERSION:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from studio.core.file_reads import read_bytes, read_text
 from studio.core.findings import Finding
 from studio.core.json.files import (
     JsonFileError,
@@ -303,7 +304,7 @@ class Workspace:
         from studio.core.source_ref import SourceOutsideWorkspace, resolve_source_path
 
         try:
-            return resolve_source_path(self.source_root, path).read_text(encoding="utf-8")
+            return read_text(resolve_source_path(self.source_root, path))
         except (OSError, UnicodeDecodeError, SourceOutsideWorkspace) as exc:
             raise WorkspaceFileError(
                 path, [Finding((), f"cannot be read: {exc}", "workspace.source")]
@@ -318,7 +319,7 @@ class Workspace:
         target = resolve_source_path(self.source_root, path)
         data = text.encode("utf-8")
         try:
-            if target.read_bytes() == data:
+            if read_bytes(target) == data:
                 return SourceWrite("unchanged", path)
         except OSError:
             pass

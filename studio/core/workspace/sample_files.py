@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.core.file_reads import read_bytes
 from studio.core.workspace.atomic_write import write_atomically
 from studio.core.workspace.folder import SAMPLES_DIR
 from studio.core.workspace.sample_check import SampleCheck, check_sample_text
@@ -106,7 +107,7 @@ def read_sample_file(path: Path) -> SampleText:
     checked)."""
     stamp = file_stamp(path)
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         raise SampleReadError(f"{SAMPLES_DIR}/{path.name} no longer exists") from None
     except OSError as exc:
@@ -143,7 +144,7 @@ def load_sample_file(path: Path, keep_document: bool = False) -> LoadedSample:
 def disk_state(path: Path) -> tuple[Stamp | None, str]:
     """The file's stamp and the digest of its bytes; raises when it is gone."""
     stamp = file_stamp(path)
-    data = path.read_bytes()
+    data = read_bytes(path)
     return stamp, _digest(data)
 
 

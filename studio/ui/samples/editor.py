@@ -20,6 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QSplitter, QVBoxLayout, QWidget
 
+from studio.core.file_reads import read_bytes
 from studio.core.registry import CONTRACTS
 from studio.core.workspace.folder import SAMPLES_DIR, Workspace
 from studio.core.workspace.sample_files import (
@@ -187,7 +188,7 @@ class SampleEditor(QWidget):
         if self.workspace is None or not name:
             return None
         try:
-            data = self._sample_path(name).read_bytes()
+            data = read_bytes(self._sample_path(name))
         except OSError as exc:
             self.view.say(f"{name} cannot be duplicated: {exc.strerror or exc}", error=True)
             return None

@@ -460,7 +460,7 @@ class TestUnreadableFiles:
         def refused(*args: object, **kwargs: object) -> None:
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(agent_document, "open", refused, raising=False)
+        monkeypatch.setattr(agent_document, "read_file", refused)
         with pytest.raises(AgentDocumentError, match="cannot be read"):
             AgentDocument.load(agent)
         with pytest.raises(AgentDocumentError, match="cannot be read"):

@@ -1,0 +1,73 @@
+"""A workspace that holds, under a file's name, something that is not a file: a named pipe (no
+writer ever comes) or a link to a device that never ends. The window opens it without waiting
+and says what is there, and leaves it as it was."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from studio.core.app_settings import AppSettings
+from studio.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    said: list[str] = []
+
+    def warning(_parent: object, _title: str, text: str, *args: object) -> Any:
+        said.append(text)
+        return QMessageBox.StandardButton.Ok
+
+    monkeypatch.setattr(QMessageBox, "warning", warning)
+    return said
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path, warnings: list[str]) -> Iterator[MainWindow]:
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.undo_stack.setClean()
+    win.close()
+
+
+def replace_with(path: Path, kind: str) -> None:
+    path.unlink()
+    if kind == "pipe":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize(("kind", "said"), [("pipe", "a named pipe"), ("device", "a device")])
+def test_an_agent_config_that_is_not_a_file_is_said_and_left(
+    window, warnings, sample_workspace, kind, said
+):
+    agent = sample_workspace / "agent.json"
+    replace_with(agent, kind)
+    assert window.open_workspace(sample_workspace)
+    assert window.document is None
+    (warning,) = warnings
+    assert "agent.json cannot be edited" in warning
+    assert f"is {said}, not a file" in warning
+    assert stat.S_ISFIFO(os.lstat(agent).st_mode) if kind == "pipe" else agent.is_symlink()
+
+
+def test_a_hook_source_that_is_a_named_pipe_is_shown_as_unreadable(window, sample_workspace):
+    source = sample_workspace / "lib" / "policy.py"
+    replace_with(source, "pipe")
+    assert window.open_workspace(sample_workspace)
+    window.source_view.show_source("lib/policy.py", 1)
+    shown = window.source_view.text.toPlainText()
+    assert shown.startswith("cannot read lib/policy.py")
+    assert "is a named pipe, not a file" in shown
+    assert not window.source_view.editable
+    assert stat.S_ISFIFO(os.lstat(source).st_mode)
