@@ -120,13 +120,13 @@ class SourceView(QWidget):
         if not self.confirm_leave(then=partial(self.show_file, path, line, label)):
             return
         try:
-            content = read_text(path, errors="replace")
+            content, readable = read_text(path, errors="replace"), True
         except OSError as exc:
-            content = f"cannot read {label}: {exc.strerror or exc}"
+            content, readable = f"{label} cannot be read: {exc.strerror or exc}", False
         self.source = None
         self.editable = False
         self.state.clear()
-        self._show(path, content, line, label)
+        self._show(path, content, line, label, code=readable)
 
     def show_source(self, path: str, line: int) -> None:
         """The workspace's hook source ``path``, editable unless the agent or the file is
@@ -140,13 +140,14 @@ class SourceView(QWidget):
             content = self.workspace.read_source(path)
             readable = True
         except WorkspaceFileError as exc:
-            content = f"cannot read {path}: {exc}"
+            # In plain words, not highlighted as the code it is not.
+            content = f"{path} " + "; ".join(finding.message for finding in exc.findings)
             readable = False
         info = self._info(path)
         self.source = path
         self.editable = readable and not reason and not (info is not None and info.read_only)
         self._show_state(info, reason)
-        self._show(self.workspace.source_root / path, content, line, path)
+        self._show(self.workspace.source_root / path, content, line, path, code=readable)
 
     def _info(self, path: str) -> SourceFile | None:
         assert self.workspace is not None
@@ -178,11 +179,11 @@ class SourceView(QWidget):
             else "This file cannot be changed here" + (f": {parts[-1]}" if parts else "")
         )
 
-    def _show(self, path: Path, content: str, line: int, label: str) -> None:
+    def _show(self, path: Path, content: str, line: int, label: str, code: bool = True) -> None:
         self.path = path
         self.line = line
         self.title.setText(f"{label}, line {line}")
-        self.highlighter.set_language(language_of(path))
+        self.highlighter.set_language(language_of(path) if code else None)
         self.text.setReadOnly(not self.editable)
         self.text.setPlainText(content)
         self.text.document().setModified(False)

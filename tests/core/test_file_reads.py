@@ -66,7 +66,7 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(pipe: Path):
 
 
 def test_a_device_is_refused_before_a_byte_is_read(tmp_path: Path):
-    (tmp_path / "hook.py").symlink_to("/dev/zero")
+    (tmp_path / "hook.py").symlink_to("/dev/null")
     with pytest.raises(NotAFile, match=r"^is a device, not a file$"):
         read_bytes(tmp_path / "hook.py")
 

@@ -44,7 +44,7 @@ def replace_with(path: Path, kind: str) -> None:
     if kind == "pipe":
         os.mkfifo(path)
     else:
-        path.symlink_to("/dev/zero")
+        path.symlink_to("/dev/null")
 
 
 @pytest.mark.parametrize(("kind", "said"), [("pipe", "a named pipe"), ("device", "a device")])
@@ -66,8 +66,18 @@ def test_a_hook_source_that_is_a_named_pipe_is_shown_as_unreadable(window, sampl
     replace_with(source, "pipe")
     assert window.open_workspace(sample_workspace)
     window.source_view.show_source("lib/policy.py", 1)
-    shown = window.source_view.text.toPlainText()
-    assert shown.startswith("cannot read lib/policy.py")
-    assert "is a named pipe, not a file" in shown
-    assert not window.source_view.editable
+    view = window.source_view
+    assert view.text.toPlainText() == "lib/policy.py cannot be read: is a named pipe, not a file"
+    assert view.highlighter.language is None
+    assert not view.editable
     assert stat.S_ISFIFO(os.lstat(source).st_mode)
+
+
+def test_a_file_a_traceback_names_that_is_a_named_pipe_is_not_read(window, tmp_path):
+    # A hook's traceback may name any path; opening its frame must not wait on a pipe.
+    pipe = tmp_path / "frame.py"
+    os.mkfifo(pipe)
+    window.source_view.show_file(pipe, 3, "frame.py")
+    view = window.source_view
+    assert view.text.toPlainText() == "frame.py cannot be read: is a named pipe, not a file"
+    assert view.highlighter.language is None
