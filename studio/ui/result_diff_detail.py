@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QPlainTextEdit
 from studio.core.pre_llm.diff import ARROW, Segment
 from studio.ui.result_diff_rows import content_blocks, dict_at
 from studio.ui.result_diff_sides import DiffSides
-from studio.ui.result_style import tint
+from studio.ui.result_style import tint, wrap_for
 
 MISSING: Any = object()
 """A side that holds nothing for a row (where ``None`` would be a JSON null)."""
@@ -80,10 +80,15 @@ class SideText(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setPlaceholderText(placeholder)
 
+    def setPlainText(self, text: str) -> None:
+        wrap_for(self, text)
+        super().setPlainText(text)
+
     def show_segments(self, segments: Sequence[Segment], side: str) -> None:
         skip = "insert" if side == "left" else "delete"
         kind = "removed" if side == "left" else "added"
         self.clear()
+        wrap_for(self, "".join(seg.text for seg in segments if seg.op != skip))
         cursor = QTextCursor(self.document())
         plain = QTextCharFormat()
         marked = QTextCharFormat()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from studio.core.json.deep import deep_json
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.ui.json_copy import copy_action, copy_button, copy_json
+from studio.ui.result_style import wrap_for
 
 BATCH = 200
 CHUNK = 1000
@@ -33,8 +34,28 @@ PREVIEW_CHARS = 160
 TOOLTIP_CHARS = 2000
 DETAIL_CHARS = 200_000
 POINTER_ROLE = Qt.ItemDataRole.UserRole + 1
+EXPANDED_MOST = 2000
+"""Values of up to this many members open whole; a larger one (a hook's 100,000 tools) opens
+its first level, the rest as the user opens it: opening each row is the view's work, on the
+GUI thread."""
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def members_more_than(value: Any, most: int) -> bool:
+    """Whether ``value`` holds more than ``most`` members (array items and object members, at
+    every depth); counts no further than that."""
+    count = 0
+    pending = [value] if isinstance(value, dict | list) else []
+    while pending:
+        current = pending.pop()
+        for child in current.values() if isinstance(current, dict) else current:
+            count += 1
+            if count > most:
+                return True
+            if isinstance(child, dict | list):
+                pending.append(child)
+    return False
 
 
 def parse_pointer(pointer: str) -> list[str] | None:
@@ -90,20 +111,18 @@ def pretty(value: Any, limit: int = DETAIL_CHARS) -> str:
     A long string is shown as its text, not as one escaped line; a lone surrogate anywhere as
     its escape, which Qt would otherwise drop."""
     if isinstance(value, str):
-        value = escape_lone_surrogates(value)
-        if len(value) > limit:
-            return value[:limit] + f"\n… (cut: {len(value):,} characters in all)"
-        return value
-    try:
-        with deep_json():
-            text = escape_lone_surrogates(
-                json.dumps(value, indent=2, ensure_ascii=False, allow_nan=True)
-            )
-    except (TypeError, ValueError):
-        text = repr(value)
+        text = value
+    else:
+        try:
+            with deep_json():
+                text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=True)
+        except (TypeError, ValueError):
+            text = repr(value)
+    # Escaped once cut: a hook's 50 MB string is shown by its first part only.
     if len(text) > limit:
-        return text[:limit] + f"\n… (cut: {len(text):,} characters in all)"
-    return text
+        cut = escape_lone_surrogates(text[:limit])
+        return cut + f"\n… (cut: {len(text):,} characters in all)"
+    return escape_lone_surrogates(text)
 
 
 class _Node:
@@ -497,7 +516,12 @@ class JsonTreeView(QWidget):
             self.tree.expandToDepth(expand - 1)
 
     def expand_all(self) -> None:
-        self.tree.expandAll()
+        """Every row open, or only the first level's for a value of more than
+        :data:`EXPANDED_MOST` members."""
+        if members_more_than(self.model.value, EXPANDED_MOST):
+            self.tree.expandToDepth(0)
+        else:
+            self.tree.expandAll()
 
     def copied_value(self) -> Any:
         """What Copy as JSON takes: the selected value, else the whole value."""
@@ -534,5 +558,7 @@ class JsonTreeView(QWidget):
         pointer = self.model.pointer_of(current)
         if self._detail_enabled:
             self.pointer_label.setText(pointer or "/")
-            self.detail.setPlainText(pretty(self.model.value_at(current)))
+            text = pretty(self.model.value_at(current))
+            wrap_for(self.detail, text)
+            self.detail.setPlainText(text)
         self.pointer_selected.emit(pointer)

@@ -5,15 +5,17 @@ themes alike; text keeps the palette's colours."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QColor, QFont, QPalette, QTextOption
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QTreeWidget,
     QWidget,
 )
@@ -58,6 +60,18 @@ def heading(text: str = "", *, size: float = 1.0, bold: bool = True) -> QLabel:
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+_LONG_WORD = re.compile(r"\S{2000,}")
+
+
+def wrap_for(edit: QPlainTextEdit, text: str) -> None:
+    """Wrap ``edit`` at word boundaries for ``text``, or anywhere when ``text`` holds a word of
+    2,000 characters or more. Qt searches a word that long at length for where to break it (a
+    hook's 200,000-character string held the window 8 s), and can only break it anywhere."""
+    long_word = _LONG_WORD.search(text) is not None
+    wrap = QTextOption.WrapMode.WrapAnywhere if long_word else QTextOption.WrapMode.WordWrap
+    edit.setWordWrapMode(wrap)
 
 
 def note(text: str = "") -> QLabel:

@@ -10,6 +10,7 @@ JSON trees make their rows when a branch is opened."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -132,6 +133,31 @@ def summary_parts(outcome: RunOutcome) -> tuple[list[str], str]:
         parts.append(f"sample {outcome.sample}")
     parts.append(duration_text(outcome.duration_ms))
     return parts, kind
+
+
+WARNINGS_SHOWN = 5
+"""Warnings listed above the tabs; past this many, the first few and a count by rule (a hook
+that presents 100,000 tools has 100,000 of them, and a label that tall stops the window)."""
+WARNING_CHARS = 400
+"""A warning's line is cut here: a message quotes what the hook returned, a name of any size."""
+
+
+def warning_lines(warnings: list[dict[str, Any]]) -> list[str]:
+    """The run's warnings as the lines shown above its tabs."""
+    shown = warnings if len(warnings) <= WARNINGS_SHOWN else warnings[: WARNINGS_SHOWN - 1]
+    lines = []
+    for warning in shown:
+        path = warning.get("path")
+        message = str(warning.get("message", ""))
+        line = f"⚠ {path}: {message}" if path else f"⚠ {message}"
+        lines.append(line if len(line) <= WARNING_CHARS else line[: WARNING_CHARS - 1] + "…")
+    rest = warnings[len(shown) :]
+    if rest:
+        rules = Counter(str(warning.get("rule") or "other") for warning in rest)
+        common = [f"{rule} ×{count:,}" for rule, count in rules.most_common(3)]
+        more = ", …" if len(rules) > 3 else ""
+        lines.append(f"⚠ and {len(rest):,} more warnings: {', '.join(common)}{more}")
+    return lines
 
 
 class _AmendmentDiff(QWidget):
@@ -418,11 +444,7 @@ class RunView(QWidget):
             self._colour_calls_tab()
 
     def _set_warnings(self, outcome: RunOutcome) -> None:
-        lines = []
-        for warning in outcome.warnings:
-            path = warning.get("path")
-            message = warning.get("message", "")
-            lines.append(f"⚠ {path}: {message}" if path else f"⚠ {message}")
+        lines = warning_lines(outcome.warnings)
         self.warnings.setText("\n".join(lines))
         self.warnings.setVisible(bool(lines))
         set_accent(self.warnings, "warning" if lines else None)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextOption
 
 from studio.core.run_outcome import RunOutcome
 from studio.core.workspace.folder import Workspace
@@ -18,6 +19,7 @@ from studio.engine.runner import Runner
 from studio.ui.engine_bridge import EngineBridge, engine_failure
 from studio.ui.result_decision_view import EFFECTIVE_TITLE
 from studio.ui.result_error_view import STUDIO_TRACEBACK_TITLE
+from studio.ui.result_json_tree import DETAIL_CHARS, EXPANDED_MOST, JsonTreeView, pretty
 from studio.ui.result_output_view import CUT_MARK
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.run_view import (
@@ -27,6 +29,8 @@ from studio.ui.run_view import (
     TAB_OUTPUT,
     TAB_RESULT,
     TAB_TITLES,
+    WARNING_CHARS,
+    WARNINGS_SHOWN,
 )
 
 Run = tuple[str, str | None, str | None]  # sample, loop, hook
@@ -422,3 +426,84 @@ def test_a_loop_the_hook_does_not_target_is_not_applied(qtbot, panel, sample_wor
     assert panel.header.text().startswith("– not applied · loop reviewer · sample support-ticket")
     assert "does not target loop 'reviewer'" in panel.run.diff_message.text()
     assert panel.run.result_title.text() == "The request, unchanged (the hook did not run)"
+
+
+def hostile_outcome(**fields) -> RunOutcome:
+    """A run whose hook returned what a hostile or careless hook may: the request with
+    ``fields`` in place of its own."""
+    request = {
+        "system": "You are terse.",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [],
+    }
+    return RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        sample="s",
+        loop="main",
+        input=request,
+        result={**request, **fields},
+        decision_record={"contract": "pre_llm"},
+    )
+
+
+def test_a_hundred_thousand_warnings_show_as_a_few_and_a_count(qtbot, panel):
+    warnings = [
+        {
+            "path": f"/tools/{i}",
+            "message": f"tool 't{i}' is presented but not enabled",
+            "rule": "adf.request.presented_not_enabled",
+        }
+        for i in range(100_000)
+    ]
+    warnings.append({"path": "", "message": "n" * 100_000, "rule": "other.rule"})
+    outcome = hostile_outcome().model_copy(update={"warnings": warnings})
+    shown(qtbot, panel, outcome)
+    lines = panel.run.warnings.text().split("\n")
+    assert lines[:2] == [
+        "⚠ /tools/0: tool 't0' is presented but not enabled",
+        "⚠ /tools/1: tool 't1' is presented but not enabled",
+    ]
+    assert len(lines) == WARNINGS_SHOWN
+    assert lines[-1] == (
+        "⚠ and 99,997 more warnings: adf.request.presented_not_enabled ×99,996, other.rule ×1"
+    )
+    long_message = hostile_outcome().model_copy(update={"warnings": warnings[-1:]})
+    shown(qtbot, panel, long_message)
+    (line,) = panel.run.warnings.text().split("\n")
+    assert len(line) == WARNING_CHARS and line.endswith("n…")
+
+
+def test_a_string_without_a_break_is_wrapped_anywhere_and_prose_at_words(qtbot, panel):
+    # Qt looks for a place to break an unbroken 200,000-character word at length (seconds on
+    # the GUI thread); it can only break it anywhere.
+    shown(qtbot, panel, hostile_outcome(system="x" * 200_000))
+    side = panel.run.diff_view.right_text
+    assert side.toPlainText().startswith("xxx")
+    assert side.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
+    shown(qtbot, panel, hostile_outcome(system="You are terse and kind. " * 50))
+    assert side.toPlainText().startswith("You are terse and kind.")
+    assert side.wordWrapMode() == QTextOption.WrapMode.WordWrap
+
+
+def test_a_large_value_opens_its_first_level_only():
+    tree = JsonTreeView()
+    tools = [{"name": f"t{i}", "input_schema": {"type": "object"}} for i in range(EXPANDED_MOST)]
+    tree.set_value({"tools": tools, "model": "m"})
+    tree.expand_all()
+    model = tree.model
+    found, _, ok = model.locate("/tools")
+    assert ok and tree.tree.isExpanded(found)
+    first_range = model.index(0, 0, found)
+    assert not tree.tree.isExpanded(first_range)
+    tree.set_value({"tools": tools[:10], "model": "m"})
+    tree.expand_all()
+    found, _, _ = model.locate("/tools/3/input_schema")
+    assert tree.tree.isExpanded(found)
+
+
+def test_a_long_string_is_cut_before_it_is_escaped():
+    text = "x" * (DETAIL_CHARS + 10) + "\ud800"
+    shown = pretty(text)
+    assert shown == "x" * DETAIL_CHARS + f"\n… (cut: {DETAIL_CHARS + 11:,} characters in all)"
+    assert pretty("a\ud800") == "a\\ud800"

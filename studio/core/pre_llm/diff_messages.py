@@ -29,6 +29,11 @@ from studio.core.pre_llm.diff_align import (
 )
 from studio.core.pre_llm.diff_labels import Side, Sides, block_type, blocks_of, role_of
 
+TEXT_DIFF_MOST = 200_000
+"""A changed block's text is diffed word by word up to this many characters, both sides
+together; a longer one (a hook's 20 MB message) is marked changed as a whole: its row asks for
+the word diff when it is shown, on the window's thread, and 20 MB took 1.6 s."""
+
 _LIKENESS_CHARS = 2000
 
 
@@ -229,7 +234,7 @@ def _changed_block(
     text_field = TEXT_FIELDS.get(kind)
     if text_field is not None and text_field in fields and type(a.get(text_field)) is str:
         text_b = b.get(text_field)
-        if type(text_b) is str:
+        if type(text_b) is str and len(a[text_field]) + len(text_b) <= TEXT_DIFF_MOST:
             segments = diff_text(a[text_field], text_b)
             return BlockChange("changed", i, j, kind, label, fields, text_field, segments)
     return BlockChange("changed", i, j, kind, label, fields)

@@ -25,6 +25,7 @@ from studio.core.pre_llm.diff import (
     short_json,
     summary,
 )
+from studio.core.pre_llm.diff_messages import TEXT_DIFF_MOST
 from tests.support.hypothesis_profiles import examples
 
 
@@ -257,6 +258,21 @@ def test_a_changed_text_block():
     )
     assert joined(block.segments, "original") == "The notes cover alpha, beta and gamma."
     assert joined(block.segments, "transformed") == "The notes cover alpha and delta."
+
+
+def test_a_text_too_long_to_diff_by_words_is_changed_as_a_whole():
+    original = request()
+    transformed = copy.deepcopy(original)
+    # Each side may be long; it is the two together that count.
+    half = TEXT_DIFF_MOST // 2
+    transformed["messages"][3]["content"][1]["text"] = "word " * (half // 5)
+    block = diff_request(original, transformed).messages[3].blocks[1]
+    assert (block.kind, block.fields, block.text_field) == ("changed", ("text",), "text")
+    assert joined(block.segments, "transformed") == "word " * (half // 5)
+    transformed["messages"][3]["content"][1]["text"] = "word " * (TEXT_DIFF_MOST // 5)
+    block = diff_request(original, transformed).messages[3].blocks[1]
+    assert (block.kind, block.fields) == ("changed", ("text",))
+    assert (block.text_field, block.segments) == (None, ())
 
 
 def test_changed_tool_result_and_thinking_get_an_inline_diff():
