@@ -159,7 +159,7 @@ def five_megabyte_request() -> dict[str, Any]:
     )
 
 
-class _Gaps:
+class Gaps:
     """The time between successive ticks of a timer on the GUI thread."""
 
     def __init__(self, clock: Any) -> None:
@@ -173,7 +173,7 @@ class _Gaps:
         self.last = now
 
 
-def _run_until(condition: Any, seconds: float = 120.0) -> None:
+def run_until(condition: Any, seconds: float = 120.0) -> None:
     from PySide6.QtCore import QEventLoop, QTimer
 
     deadline = time.monotonic() + seconds
@@ -200,10 +200,10 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
     opened: list[str] = []
     window.sample_editor.sample_opened.connect(opened.append)
     window.sample_box.setCurrentText("five-mb")
-    _run_until(lambda: "five-mb" in opened)
+    run_until(lambda: "five-mb" in opened)
     stalls = []
     for _ in range(runs):
-        gaps = _Gaps(QElapsedTimer())
+        gaps = Gaps(QElapsedTimer())
         timer = QTimer()
         timer.setInterval(10)
         timer.timeout.connect(gaps.tick)
@@ -212,7 +212,7 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
         gaps.clock.start()
         timer.start()
         window.run_selected()
-        _run_until(lambda done=finished: bool(done) and window.results.diff_ready)
+        run_until(lambda done=finished: bool(done) and window.results.diff_ready)
         timer.stop()
         window.run_finished.disconnect(finished.append)
         stalls.append(float(max(gaps.gaps)) if gaps.gaps else 0.0)

@@ -62,6 +62,30 @@ def source_state(source: SourceFile, *, hook_source: bool = True) -> tuple[str, 
     return ", ".join(label), " ".join(tip)
 
 
+LINE_CHARS_SHOWN = 10_000
+"""Lines of a source are shown up to this many characters. Qt lays a line out whole: one of
+1 MB takes it about a second, one of 20 MB fifteen, all on the window's thread."""
+
+
+def cut_long_lines(text: str) -> tuple[str, str | None]:
+    """``text`` with each line longer than :data:`LINE_CHARS_SHOWN` cut there and marked, and
+    why the file is then read-only here (None when no line was cut: ``text`` as it was)."""
+    lines = text.split("\n")
+    long = [n for n, line in enumerate(lines) if len(line) > LINE_CHARS_SHOWN]
+    if not long:
+        return text, None
+    first = long[0]
+    others = len(long) - 1
+    more = f", {others:,} more line{'s' if others > 1 else ''} as well" if others else ""
+    why = (
+        f"read-only here: line {first + 1} has {len(lines[first]):,} characters{more}; lines "
+        f"are shown up to {LINE_CHARS_SHOWN:,}"
+    )
+    for n in long:
+        lines[n] = lines[n][:LINE_CHARS_SHOWN] + f" … (cut: {len(lines[n]):,} characters)"
+    return "\n".join(lines), why
+
+
 class SourceView(QWidget):
     """Signals: ``save_started(path)`` when a save begins, ``source_saved(path, warning)`` when
     it wrote (the warning is "" when none), ``save_finished(saved)`` when it ended either way."""
@@ -123,9 +147,10 @@ class SourceView(QWidget):
             content, readable = read_text(path, errors="replace"), True
         except OSError as exc:
             content, readable = f"{label} cannot be read: {exc.strerror or exc}", False
+        content, cut = cut_long_lines(content)
         self.source = None
         self.editable = False
-        self.state.clear()
+        self.state.setText(cut or "")
         self._show(path, content, line, label, code=readable)
 
     def show_source(self, path: str, line: int) -> None:
@@ -143,10 +168,13 @@ class SourceView(QWidget):
             # In plain words, not highlighted as the code it is not.
             content = f"{path} " + "; ".join(finding.message for finding in exc.findings)
             readable = False
+        content, cut = cut_long_lines(content)
         info = self._info(path)
         self.source = path
-        self.editable = readable and not reason and not (info is not None and info.read_only)
-        self._show_state(info, reason)
+        self.editable = (
+            readable and not cut and not reason and not (info is not None and info.read_only)
+        )
+        self._show_state(info, reason, cut)
         self._show(self.workspace.source_root / path, content, line, path, code=readable)
 
     def _info(self, path: str) -> SourceFile | None:
@@ -160,13 +188,17 @@ class SourceView(QWidget):
             return None
         return next((f for f in found if f.path == path), None)
 
-    def _show_state(self, info: SourceFile | None, reason: str | None) -> None:
+    def _show_state(
+        self, info: SourceFile | None, reason: str | None, cut: str | None = None
+    ) -> None:
         parts: list[str] = []
         tips: list[str] = []
         if info is not None:
             label, tip = source_state(info, hook_source=info.path.endswith(runnable_extensions()))
             parts.append(label)
             tips.append(tip)
+        if cut:
+            parts.append(cut)
         if reason:
             parts.append(f"read-only agent: {reason}")
         elif self.workspace is not None and self.workspace.looks_open():

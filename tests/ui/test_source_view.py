@@ -22,7 +22,7 @@ from studio.ui.code_highlighter import (
     language_of,
 )
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.source_view import SourceView
+from studio.ui.source_view import LINE_CHARS_SHOWN, SourceView
 from studio.ui.workspace_panel import KIND_ROLE, WorkspacePanel
 
 POLICY_TS = """\
@@ -139,6 +139,28 @@ def test_the_source_view_colours_a_ts_file_and_marks_the_line(qtbot, bridge, tmp
     plain.write_text("export const x = 1;\n")
     view.show_file(plain, 1, "notes.txt")
     assert formats_of_line(view, 1) == {}
+
+
+def test_a_source_with_a_line_too_long_to_lay_out_is_shown_cut_and_read_only(
+    qtbot, bridge, sample_workspace: Path
+):
+    source = sample_workspace / "lib" / "policy.py"
+    text = "def transform(payload):\n    return " + "1 + " * 300_000 + "1\n"
+    source.write_text(text)
+    view = SourceView(bridge)
+    qtbot.addWidget(view)
+    view.set_workspace(Workspace.open(sample_workspace))
+    view.show_source("lib/policy.py", 2)
+    shown = view.text.toPlainText().split("\n")
+    assert shown[0] == "def transform(payload):"
+    assert len(shown[1]) == LINE_CHARS_SHOWN + len(" … (cut: 1,200,012 characters)")
+    assert shown[1].endswith(" … (cut: 1,200,012 characters)")
+    assert not view.editable and view.text.isReadOnly()
+    assert "read-only here: line 2 has 1,200,012 characters" in view.state.text()
+    assert source.read_text() == text
+    source.write_text("def transform(payload):\n    return payload['request']\n")
+    view.show_source("lib/policy.py", 1)
+    assert view.editable and "read-only" not in view.state.text()
 
 
 def test_the_workspace_panel_lists_typescript_and_javascript_sources(qtbot, sample_workspace):
