@@ -185,12 +185,12 @@ def run_until(condition: Any, seconds: float = 120.0) -> None:
         waiter.exec()
 
 
-def stall_during_run(workspace: Path, runs: int) -> list[float]:
-    """The longest GUI-thread gap of each of ``runs`` runs on the 5 MB sample, in this process."""
+def window_with_sample(workspace: Path, sample: str) -> tuple[Any, Any]:
+    """The studio's window on ``workspace``, made as ``hook-studio`` makes it, once ``sample``
+    is open in its sample editor: the application and the window."""
     from studio.ui.app import import_before_qt, show_window
 
     import_before_qt()
-    from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
     from studio.core.app_settings import AppSettings
@@ -199,18 +199,32 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
     window = show_window(AppSettings(), None, workspace)
     opened: list[str] = []
     window.sample_editor.sample_opened.connect(opened.append)
-    window.sample_box.setCurrentText("five-mb")
-    run_until(lambda: "five-mb" in opened)
+    window.sample_box.setCurrentText(sample)
+    run_until(lambda: sample in opened)
+    return app, window
+
+
+def ticking() -> tuple[Gaps, Any]:
+    """A 10 ms timer on the GUI thread, started, and the gaps between its ticks."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    gaps = Gaps(QElapsedTimer())
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(gaps.tick)
+    gaps.clock.start()
+    timer.start()
+    return gaps, timer
+
+
+def stall_during_run(workspace: Path, runs: int) -> list[float]:
+    """The longest GUI-thread gap of each of ``runs`` runs on the 5 MB sample, in this process."""
+    app, window = window_with_sample(workspace, "five-mb")
     stalls = []
     for _ in range(runs):
-        gaps = Gaps(QElapsedTimer())
-        timer = QTimer()
-        timer.setInterval(10)
-        timer.timeout.connect(gaps.tick)
         finished: list[Any] = []
         window.run_finished.connect(finished.append)
-        gaps.clock.start()
-        timer.start()
+        gaps, timer = ticking()
         window.run_selected()
         run_until(lambda done=finished: bool(done) and window.results.diff_ready)
         timer.stop()
@@ -223,9 +237,11 @@ def stall_during_run(workspace: Path, runs: int) -> list[float]:
     return stalls
 
 
-def stalls_in_fresh_process(workspace: Path, runs: int, env: dict[str, str]) -> list[float]:
+def json_of_child(arguments: list[str], what: str, env: dict[str, str] | None = None) -> Any:
+    """The JSON a fresh ``python arguments`` prints last; the benchmark stops, saying that
+    ``what`` stopped, when the child fails."""
     child = subprocess.run(
-        [sys.executable, __file__, "--stall-only", str(workspace), "--runs", str(runs)],
+        [sys.executable, *arguments],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -233,8 +249,13 @@ def stalls_in_fresh_process(workspace: Path, runs: int, env: dict[str, str]) -> 
         check=False,
     )
     if child.returncode != 0:
-        raise SystemExit(f"the run window stopped:\n{child.stderr}")
-    stalls: list[float] = json.loads(child.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"{what} stopped:\n{child.stderr}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def stalls_in_fresh_process(workspace: Path, runs: int, env: dict[str, str]) -> list[float]:
+    arguments = [__file__, "--stall-only", str(workspace), "--runs", str(runs)]
+    stalls: list[float] = json_of_child(arguments, "the run window", env)
     return stalls
 
 

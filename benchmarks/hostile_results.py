@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -94,30 +93,12 @@ def _workspace(folder: Path, case: str) -> Path:
 def stall_of_one_run(workspace: Path) -> dict[str, Any]:
     """In this process: the window on ``workspace``, one run of its hook, then each result tab
     opened; the longest gap of the GUI thread's timer, and what the run ended as."""
-    from gui_responsiveness import Gaps, run_until
+    from gui_responsiveness import run_until, ticking, window_with_sample
 
-    from studio.ui.app import import_before_qt, show_window
-
-    import_before_qt()
-    from PySide6.QtCore import QElapsedTimer, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from studio.core.app_settings import AppSettings
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = show_window(AppSettings(), None, workspace)
-    opened: list[str] = []
-    window.sample_editor.sample_opened.connect(opened.append)
-    window.sample_box.setCurrentText("support-ticket")
-    run_until(lambda: "support-ticket" in opened)
+    app, window = window_with_sample(workspace, "support-ticket")
     finished: list[Any] = []
     window.run_finished.connect(finished.append)
-    gaps = Gaps(QElapsedTimer())
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(gaps.tick)
-    gaps.clock.start()
-    timer.start()
+    gaps, timer = ticking()
     window.run_selected()
     run_until(lambda: bool(finished) and window.results.diff_ready, seconds=300)
     tabs = window.results.run.tabs
@@ -138,22 +119,16 @@ def stall_of_one_run(workspace: Path) -> dict[str, Any]:
 
 
 def measure(cases: list[str], runs: int) -> dict[str, Any]:
+    from gui_responsiveness import json_of_child
+
     figures: dict[str, Any] = {}
     for case in cases:
         rows = []
         for _ in range(runs):
             with tempfile.TemporaryDirectory() as tmp:
                 workspace = _workspace(Path(tmp), case)
-                child = subprocess.run(
-                    [sys.executable, __file__, "--one", str(workspace)],
-                    capture_output=True,
-                    text=True,
-                    cwd=ROOT,
-                    check=False,
-                )
-            if child.returncode != 0:
-                raise SystemExit(f"{case}: the window stopped:\n{child.stderr}")
-            rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
+                arguments = [__file__, "--one", str(workspace)]
+                rows.append(json_of_child(arguments, f"the window of {case}"))
         figures[case] = {
             "result": CASES[case],
             "status": rows[0]["turn_error"] or rows[0]["status"],

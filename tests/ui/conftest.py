@@ -20,3 +20,18 @@ def no_modal_dialog(monkeypatch: pytest.MonkeyPatch) -> None:
 
     for name in ("question", "warning", "information", "critical"):
         monkeypatch.setattr(QMessageBox, name, unexpected)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The studio's window, shown, its settings in the test's folder; closed without questions
+    after the test. A test file may give a window of its own instead."""
+    from studio.core.app_settings import AppSettings
+    from studio.ui.main_window import MainWindow
+
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.undo_stack.setClean()
+    win.close()

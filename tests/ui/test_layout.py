@@ -16,10 +16,8 @@ import pytest
 from PySide6.QtGui import QColor, QPalette, QRawFont
 from PySide6.QtWidgets import QApplication
 
-from studio.core.app_settings import AppSettings
 from studio.core.pre_llm.targets import HookDraft, TargetRow
 from studio.ui.contrast import contrast_ratio
-from studio.ui.main_window import MainWindow
 from studio.ui.result_style import accent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,16 +69,6 @@ def test_the_window_fits_the_screen_with_nothing_drawn_over_anything(
     assert report["save_shown"]
     # However tall the Records dock is dragged, Save stays in view and no button is cut off.
     assert report["tall_records_dock"] == {"save_shown": True, "problems": []}
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    win = MainWindow(AppSettings(), tmp_path / "settings.json")
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.undo_stack.setClean()
-    win.close()
 
 
 LONG_NAME = "support-ticket-" + "with-a-name-nobody-would-type-" * 4 + "x" * 60

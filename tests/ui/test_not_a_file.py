@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from studio.core.app_settings import AppSettings
-from studio.ui.main_window import MainWindow
 
-
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The warnings the window gave, kept until it is closed: a file watched since the open may
+    still say so as the window closes."""
     said: list[str] = []
 
     def warning(_parent: object, _title: str, text: str, *args: object) -> Any:
@@ -27,16 +25,6 @@ def warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(QMessageBox, "warning", warning)
     return said
-
-
-@pytest.fixture
-def window(qtbot, tmp_path: Path, warnings: list[str]) -> Iterator[MainWindow]:
-    win = MainWindow(AppSettings(), tmp_path / "settings.json")
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.undo_stack.setClean()
-    win.close()
 
 
 def replace_with(path: Path, kind: str) -> None:
