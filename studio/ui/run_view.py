@@ -135,7 +135,7 @@ def summary_parts(outcome: RunOutcome) -> tuple[list[str], str]:
     return parts, kind
 
 
-WARNINGS_SHOWN = 5
+WARNINGS_SHOWN = 3
 """Warnings listed above the tabs; past this many, the first few and a count by rule (a hook
 that presents 100,000 tools has 100,000 of them, and a label that tall stops the window)."""
 WARNING_CHARS = 400

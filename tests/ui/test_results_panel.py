@@ -466,7 +466,8 @@ def test_a_hundred_thousand_warnings_show_as_a_few_and_a_count(qtbot, panel):
     ]
     assert len(lines) == WARNINGS_SHOWN
     assert lines[-1] == (
-        "⚠ and 99,997 more warnings: adf.request.presented_not_enabled ×99,996, other.rule ×1"
+        f"⚠ and {100_001 - WARNINGS_SHOWN + 1:,} more warnings: "
+        f"adf.request.presented_not_enabled ×{100_000 - WARNINGS_SHOWN + 1:,}, other.rule ×1"
     )
     long_message = hostile_outcome().model_copy(update={"warnings": warnings[-1:]})
     shown(qtbot, panel, long_message)
