@@ -39,6 +39,22 @@ def _refuse(path: str | Path, info: os.stat_result) -> None:
         raise NotAFile(errno.EINVAL, f"is {kind}, not a file", str(path))
 
 
+def not_a_file(path: str | Path) -> str | None:
+    """Why ``path`` (a symbolic link followed) names no regular file, in words that follow
+    its name ("does not exist", "is a named pipe, not a file"); None when it names one."""
+    try:
+        _refuse(path, os.stat(path))
+    except FileNotFoundError:
+        return "does not exist"
+    except IsADirectoryError:
+        return "is a folder, not a file"
+    except NotAFile as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None
+
+
 def read_file(path: str | Path, most: int = -1) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at ``path`` (a symbolic link followed; its first ``most``
     when given) with its ``stat``, both from one open. A folder raises

@@ -22,6 +22,7 @@ from studio.core.contract import (
     SourceUnavailable,
     sample_error,
 )
+from studio.core.file_reads import not_a_file
 from studio.core.identity_cache import IdentityCache
 from studio.core.registry import CONTRACTS
 from studio.core.run_outcome import RunOutcome
@@ -351,11 +352,12 @@ class Runner:
             raise SourceUnavailable(
                 turn_error("source_outside_workspace", str(exc), hook=hook, loop=loop)
             ) from None
-        if not path.is_file():
+        problem = not_a_file(path)
+        if problem is not None:
             raise SourceUnavailable(
                 turn_error(
                     "source_missing",
-                    f"the hook source '{ref.path}' does not exist in the workspace",
+                    f"the hook source '{ref.path}' {problem}",
                     hook=hook,
                     loop=loop,
                 )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from studio.core.file_reads import NotAFile, read_bytes, read_file, read_text
+from studio.core.file_reads import NotAFile, not_a_file, read_bytes, read_file, read_text
 
 
 def at_once(call: Callable[[], Any]) -> BaseException | None:
@@ -76,3 +76,11 @@ def test_a_folder_is_what_open_says_it_is(tmp_path: Path):
         read_bytes(tmp_path)
     with pytest.raises(FileNotFoundError):
         read_bytes(tmp_path / "none.json")
+
+
+def test_why_a_path_names_no_file_in_words_that_follow_its_name(tmp_path: Path, pipe: Path):
+    (tmp_path / "hook.py").write_text("")
+    assert not_a_file(tmp_path / "hook.py") is None
+    assert not_a_file(tmp_path / "absent.py") == "does not exist"
+    assert not_a_file(tmp_path) == "is a folder, not a file"
+    assert not_a_file(pipe) == "is a named pipe, not a file"

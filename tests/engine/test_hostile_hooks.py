@@ -162,7 +162,20 @@ def test_an_import_error_is_a_load_failure(workspace, runner):
 
 
 def test_a_missing_source_file(runner):
-    assert error_of(runner.run(hook="lib/absent.py")).kind == "source_missing"
+    error = error_of(runner.run(hook="lib/absent.py"))
+    assert (error.kind, error.message) == (
+        "source_missing",
+        "the hook source 'lib/absent.py' does not exist",
+    )
+
+
+def test_a_source_that_is_a_named_pipe_is_not_a_file_and_nothing_waits_on_it(workspace, runner):
+    os.mkfifo(workspace.root / "lib" / "pipe.py")
+    error = error_of(runner.run(hook="lib/pipe.py"))
+    assert (error.kind, error.message) == (
+        "source_missing",
+        "the hook source 'lib/pipe.py' is a named pipe, not a file",
+    )
 
 
 def test_a_source_through_dot_dot_is_refused_before_anything_runs(workspace, runner, tmp_path):
