@@ -28,7 +28,7 @@ def _kind(mode: int) -> str:
         return "a socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
-    return "not a regular file"
+    return "a special file"
 
 
 def _refuse(path: str | Path, info: os.stat_result) -> None:

@@ -36,7 +36,7 @@ from studio.core.run_outcome import HostCall
 from studio.core.run_report import call_result, gate_text
 from studio.ui.json_highlighter import JsonHighlighter, json_theme
 from studio.ui.result_json_tree import pretty
-from studio.ui.result_style import accent, heading, note, wrap_for
+from studio.ui.result_style import accent, heading, note, show_wrapped
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -363,8 +363,7 @@ class _Section(QWidget):
 
     def show_text(self, title: str, text: str) -> None:
         self.title.setText(title)
-        wrap_for(self.text, text)
-        self.text.setPlainText(text)
+        show_wrapped(self.text, text)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

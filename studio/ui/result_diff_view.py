@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.pre_llm.diff import RequestDiff, diff_text
+from studio.core.pre_llm.diff import TEXT_DIFF_MOST, RequestDiff, diff_text
 from studio.ui.after_paint import after_pending_paint
 from studio.ui.diff_cache import DiffCache as DiffCache
 from studio.ui.engine_bridge import Job
@@ -33,7 +33,6 @@ from studio.ui.result_json_tree import pretty
 from studio.ui.result_style import heading, note
 
 EXPANDED_MESSAGES = 50
-DETAIL_DIFF_CHARS = 200_000
 
 
 class RequestDiffView(QWidget):
@@ -256,7 +255,7 @@ class RequestDiffView(QWidget):
         if (
             a is not MISSING
             and b is not MISSING
-            and len(text_a) + len(text_b) <= DETAIL_DIFF_CHARS
+            and len(text_a) + len(text_b) <= TEXT_DIFF_MOST
             and text_a != text_b
         ):
             segments = diff_text(text_a, text_b)

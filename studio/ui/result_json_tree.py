@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from studio.core.json.deep import deep_json
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.ui.json_copy import copy_action, copy_button, copy_json
-from studio.ui.result_style import wrap_for
+from studio.ui.result_style import show_wrapped
 
 BATCH = 200
 CHUNK = 1000
@@ -558,7 +558,5 @@ class JsonTreeView(QWidget):
         pointer = self.model.pointer_of(current)
         if self._detail_enabled:
             self.pointer_label.setText(pointer or "/")
-            text = pretty(self.model.value_at(current))
-            wrap_for(self.detail, text)
-            self.detail.setPlainText(text)
+            show_wrapped(self.detail, pretty(self.model.value_at(current)))
         self.pointer_selected.emit(pointer)

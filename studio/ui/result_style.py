@@ -74,6 +74,12 @@ def wrap_for(edit: QPlainTextEdit, text: str) -> None:
     edit.setWordWrapMode(wrap)
 
 
+def show_wrapped(edit: QPlainTextEdit, text: str) -> None:
+    """``edit`` showing ``text``, wrapped as :func:`wrap_for` says."""
+    wrap_for(edit, text)
+    edit.setPlainText(text)
+
+
 def note(text: str = "") -> QLabel:
     """A muted explanatory line."""
     label = QLabel(text)

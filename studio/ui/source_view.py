@@ -9,6 +9,7 @@ written."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -65,15 +66,16 @@ def source_state(source: SourceFile, *, hook_source: bool = True) -> tuple[str, 
 LINE_CHARS_SHOWN = 10_000
 """Lines of a source are shown up to this many characters. Qt lays a line out whole: one of
 1 MB takes it about a second, one of 20 MB fifteen, all on the window's thread."""
+_LONG_LINE = re.compile(f"[^\n]{{{LINE_CHARS_SHOWN + 1}}}")
 
 
 def cut_long_lines(text: str) -> tuple[str, str | None]:
     """``text`` with each line longer than :data:`LINE_CHARS_SHOWN` cut there and marked, and
     why the file is then read-only here (None when no line was cut: ``text`` as it was)."""
+    if _LONG_LINE.search(text) is None:
+        return text, None
     lines = text.split("\n")
     long = [n for n, line in enumerate(lines) if len(line) > LINE_CHARS_SHOWN]
-    if not long:
-        return text, None
     first = long[0]
     others = len(long) - 1
     more = f", {others:,} more line{'s' if others > 1 else ''} as well" if others else ""

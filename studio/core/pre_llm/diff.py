@@ -307,6 +307,11 @@ def _plural(count: int, word: str) -> str:
 
 TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
 
+TEXT_DIFF_MOST = 200_000
+"""Two texts are diffed word by word (:func:`diff_text`) up to this many characters together;
+longer ones (a hook's 20 MB message) are shown changed as a whole: the window asks for the diff
+on its own thread, and 20 MB took 1.6 s."""
+
 
 def diff_text(original: str, transformed: str) -> tuple[Segment, ...]:
     """An inline diff: whole lines first, then words within the changed lines.

@@ -11,6 +11,7 @@ from typing import Any
 
 from studio.core.json.values import type_name
 from studio.core.pre_llm.diff import (
+    TEXT_DIFF_MOST,
     TEXT_FIELDS,
     TOKEN,
     BlockChange,
@@ -28,11 +29,6 @@ from studio.core.pre_llm.diff_align import (
     pair_runs,
 )
 from studio.core.pre_llm.diff_labels import Side, Sides, block_type, blocks_of, role_of
-
-TEXT_DIFF_MOST = 200_000
-"""A changed block's text is diffed word by word up to this many characters, both sides
-together; a longer one (a hook's 20 MB message) is marked changed as a whole: its row asks for
-the word diff when it is shown, on the window's thread, and 20 MB took 1.6 s."""
 
 _LIKENESS_CHARS = 2000
 
