@@ -63,6 +63,12 @@ def long_printed_lines(payload):
     for _ in range(50):
         print("y" * 1_000_000)
     return payload["request"]
+
+def many_printed_lines(payload):
+    line = "z" * 99
+    for _ in range(400_000):
+        print(line)
+    return payload["request"]
 """
 CASES = {
     "many_tools": "100,000 tools (100,000 warnings)",
@@ -71,7 +77,9 @@ CASES = {
     "many_messages": "300,000 messages",
     "deep_schema": "a tool schema 900 levels deep",
     "long_printed_lines": "50 printed lines of 1 MB (past the output limit)",
+    "many_printed_lines": "40 MB printed in short lines (the output limit raised to 64 MB)",
 }
+RAISED_OUTPUT_KB = {"many_printed_lines": 64 << 10}
 
 
 def _workspace(folder: Path, case: str) -> Path:
@@ -87,6 +95,10 @@ def _workspace(folder: Path, case: str) -> Path:
     agent["pre_llm_hook"]["timeout_ms"] = 120_000
     agent["limits"]["execution_timeout_ms"] = 120_000
     (workspace / "agent.json").write_text(json.dumps(agent, indent=2))
+    if case in RAISED_OUTPUT_KB:
+        settings = json.loads((workspace / "hookstudio.json").read_text())
+        settings["limits"]["output_kb"] = RAISED_OUTPUT_KB[case]
+        (workspace / "hookstudio.json").write_text(json.dumps(settings, indent=2))
     return workspace
 
 

@@ -3,16 +3,32 @@ a mark where the worker's output was cut at the limit."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.run_outcome import RunOutcome
+from studio.core.shown_text import LINE_CHARS_SHOWN, cut_long_lines, keep_ends
+from studio.core.workspace.atomic_write import write_atomically
 from studio.ui.result_decision_view import step_name
 from studio.ui.result_style import heading, set_accent
 
 CUT_MARK = "… [cut: the output went past the limit; the rest was not kept]"
+OUTPUT_CHARS_SHOWN = 1_000_000
+"""Each stream shows at most this many characters, its start and its end; Save writes it all.
+The output limit can be raised far past what a text view lays out at once."""
 
 
 class _Stream(QWidget):
@@ -20,6 +36,13 @@ class _Stream(QWidget):
         super().__init__()
         self.name = name
         self.title = heading(name)
+        self.full = ""
+        """The stream's whole text, as Save writes it."""
+        self.save_button = QPushButton("Save…")
+        self.save_button.setObjectName(f"{name}Save")
+        self.save_button.setToolTip(f"Save all of {name} to a file")
+        self.save_button.setEnabled(False)
+        self.save_button.clicked.connect(self.save)
         self.text = QPlainTextEdit()
         self.text.setObjectName(f"{name}Text")
         self.text.setReadOnly(True)
@@ -28,7 +51,10 @@ class _Stream(QWidget):
         self.text.setPlaceholderText(f"(nothing on {name})")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.save_button)
+        layout.addLayout(top)
         layout.addWidget(self.text)
 
     def show_text(self, text: str, truncated: bool, empty: str = "") -> None:
@@ -39,9 +65,48 @@ class _Stream(QWidget):
         if truncated:
             label += " · cut at the output limit"
             text = (text if text.endswith("\n") or not text else text + "\n") + CUT_MARK
+        self.full = text
+        shown, left_out = keep_ends(text, OUTPUT_CHARS_SHOWN)
+        lines = cut_long_lines(escape_lone_surrogates(shown))  # Qt would drop them
+        if left_out:
+            label += f" · first and last {OUTPUT_CHARS_SHOWN // 2:,} shown"
+        if lines.cut:
+            label += f" · lines cut at {LINE_CHARS_SHOWN:,}"
         self.title.setText(label)
+        self.title.setToolTip(_shown_in_part(left_out, len(lines.cut)))
         set_accent(self.title, "warning" if truncated else None)
-        self.text.setPlainText(escape_lone_surrogates(text))  # Qt would drop them
+        self.save_button.setEnabled(bool(text))
+        self.text.setPlainText(lines.text)
+
+    def save(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, f"Save {self.name}", str(Path.home() / f"{self.name}.txt")
+        )
+        if not path:
+            return
+        try:
+            write_atomically(path, escape_lone_surrogates(self.full).encode("utf-8"))
+        except OSError as exc:
+            QMessageBox.warning(
+                self, f"Save {self.name}", f"{path} was not written: {exc.strerror or exc}"
+            )
+
+
+def _shown_in_part(left_out: int, long_lines: int) -> str:
+    """What the view leaves out of a stream; empty when it shows all of it."""
+    parts = []
+    if left_out:
+        parts.append(
+            f"the middle {left_out:,} characters are not shown (the first and last "
+            f"{OUTPUT_CHARS_SHOWN // 2:,} are)"
+        )
+    if long_lines:
+        lines = "a line is" if long_lines == 1 else f"{long_lines:,} lines are"
+        parts.append(f"{lines} cut at {LINE_CHARS_SHOWN:,} characters")
+    if not parts:
+        return ""
+    said = "; ".join(parts)
+    return f"{said[0].upper()}{said[1:]}; Save… writes all of it."
 
 
 class OutputView(QWidget):

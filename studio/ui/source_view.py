@@ -9,7 +9,6 @@ written."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.file_reads import read_text
+from studio.core.shown_text import LINE_CHARS_SHOWN, cut_long_lines
 from studio.core.workspace.adf_file import AdfFileError, SourceWrite
 from studio.core.workspace.folder import SourceFile, Workspace, WorkspaceFileError
 from studio.engine.runtimes import runnable_extensions
@@ -63,29 +63,19 @@ def source_state(source: SourceFile, *, hook_source: bool = True) -> tuple[str, 
     return ", ".join(label), " ".join(tip)
 
 
-LINE_CHARS_SHOWN = 10_000
-"""Lines of a source are shown up to this many characters. Qt lays a line out whole: one of
-1 MB takes it about a second, one of 20 MB fifteen, all on the window's thread."""
-_LONG_LINE = re.compile(f"[^\n]{{{LINE_CHARS_SHOWN + 1}}}")
-
-
-def cut_long_lines(text: str) -> tuple[str, str | None]:
-    """``text`` with each line longer than :data:`LINE_CHARS_SHOWN` cut there and marked, and
-    why the file is then read-only here (None when no line was cut: ``text`` as it was)."""
-    if _LONG_LINE.search(text) is None:
+def _cut_long_lines(text: str) -> tuple[str, str | None]:
+    """``text`` with its long lines cut (see :mod:`studio.core.shown_text`), and why the file
+    is then read-only here (None when no line was cut: ``text`` as it was)."""
+    shown = cut_long_lines(text)
+    if not shown.cut:
         return text, None
-    lines = text.split("\n")
-    long = [n for n, line in enumerate(lines) if len(line) > LINE_CHARS_SHOWN]
-    first = long[0]
-    others = len(long) - 1
+    (first, length), others = shown.cut[0], len(shown.cut) - 1
     more = f", {others:,} more line{'s' if others > 1 else ''} as well" if others else ""
     why = (
-        f"read-only here: line {first + 1} has {len(lines[first]):,} characters{more}; lines "
+        f"read-only here: line {first + 1} has {length:,} characters{more}; lines "
         f"are shown up to {LINE_CHARS_SHOWN:,}"
     )
-    for n in long:
-        lines[n] = lines[n][:LINE_CHARS_SHOWN] + f" … (cut: {len(lines[n]):,} characters)"
-    return "\n".join(lines), why
+    return shown.text, why
 
 
 class SourceView(QWidget):
@@ -149,7 +139,7 @@ class SourceView(QWidget):
             content, readable = read_text(path, errors="replace"), True
         except OSError as exc:
             content, readable = f"{label} cannot be read: {exc.strerror or exc}", False
-        content, cut = cut_long_lines(content)
+        content, cut = _cut_long_lines(content)
         self.source = None
         self.editable = False
         self.state.setText(cut or "")
@@ -170,7 +160,7 @@ class SourceView(QWidget):
             # In plain words, not highlighted as the code it is not.
             content = f"{path} " + "; ".join(finding.message for finding in exc.findings)
             readable = False
-        content, cut = cut_long_lines(content)
+        content, cut = _cut_long_lines(content)
         info = self._info(path)
         self.source = path
         self.editable = (

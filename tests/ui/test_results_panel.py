@@ -12,15 +12,17 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from studio.core.run_outcome import RunOutcome
+from studio.core.shown_text import LINE_CHARS_SHOWN
 from studio.core.workspace.folder import Workspace
 from studio.engine.runner import Runner
 from studio.ui.engine_bridge import EngineBridge, engine_failure
 from studio.ui.result_decision_view import EFFECTIVE_TITLE
 from studio.ui.result_error_view import STUDIO_TRACEBACK_TITLE
 from studio.ui.result_json_tree import DETAIL_CHARS, EXPANDED_MOST, JsonTreeView, pretty
-from studio.ui.result_output_view import CUT_MARK
+from studio.ui.result_output_view import CUT_MARK, OUTPUT_CHARS_SHOWN
 from studio.ui.results_panel import ResultsPanel
 from studio.ui.run_view import (
     TAB_DECISION,
@@ -417,6 +419,68 @@ def test_output_cut_at_the_limit_is_marked(panel):
     assert title == "stdout · 100 characters · cut at the output limit"
     assert panel.run.output.stdout_text.endswith(CUT_MARK)
     assert panel.run.output.stderr_text == "careful\n"
+
+
+def test_an_output_too_long_to_lay_out_is_shown_in_part_and_saved_whole(
+    panel, tmp_path, monkeypatch
+):
+    one_line = "{" + "x" * 900_000 + "}\n"
+    many_lines = "".join(f"line {n:07}\n" for n in range(300_000))  # 3.9 MB
+    outcome = RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        sample="s",
+        loop="main",
+        input={"messages": []},
+        result={"messages": []},
+        stdout=one_line,
+        stderr=many_lines,
+    )
+    panel.show_outcome(outcome)
+    output = panel.run.output
+    assert output.stdout.title.text() == "stdout · 900,003 characters · lines cut at 10,000"
+    assert output.stdout_text.startswith("{" + "x" * (LINE_CHARS_SHOWN - 1) + " … (cut: ")
+    assert output.stdout.title.toolTip() == (
+        "A line is cut at 10,000 characters; Save… writes all of it."
+    )
+    assert output.stderr.title.text() == (
+        "stderr · 3,900,000 characters · first and last 500,000 shown"
+    )
+    shown = output.stderr_text
+    assert len(shown) < OUTPUT_CHARS_SHOWN + 100
+    assert shown.startswith("line 0000000\n")
+    assert shown.endswith("line 0299999\n")
+    assert "characters not shown" in shown
+    assert "Save… writes all of it" in output.stderr.title.toolTip()
+
+    target = tmp_path / "stderr.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    output.stderr.save_button.click()
+    assert target.read_text(encoding="utf-8") == many_lines
+
+
+def test_an_output_that_cannot_be_saved_says_why(panel, tmp_path, monkeypatch):
+    outcome = RunOutcome(
+        contract="pre_llm",
+        status="ok",
+        sample="s",
+        loop="main",
+        input={"messages": []},
+        result={"messages": []},
+        stdout="kept 2 tools\n",
+    )
+    panel.show_outcome(outcome)
+    output = panel.run.output
+    assert output.stdout.title.text() == "stdout · 13 characters"
+    assert output.stdout.title.toolTip() == ""
+    assert not output.stderr.save_button.isEnabled()  # nothing on stderr
+    target = tmp_path / "missing" / "stdout.txt"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    output.stdout.save_button.click()
+    assert said == [f"{target} was not written: No such file or directory"]
+    assert not target.parent.exists()
 
 
 def test_a_loop_the_hook_does_not_target_is_not_applied(qtbot, panel, sample_workspace):

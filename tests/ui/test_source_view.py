@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from studio.core.shown_text import LINE_CHARS_SHOWN
 from studio.core.workspace.folder import Workspace
 from studio.ui.code_highlighter import (
     COMMENT,
@@ -22,7 +23,7 @@ from studio.ui.code_highlighter import (
     language_of,
 )
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.source_view import LINE_CHARS_SHOWN, SourceView
+from studio.ui.source_view import SourceView
 from studio.ui.workspace_panel import KIND_ROLE, WorkspacePanel
 
 POLICY_TS = """\
