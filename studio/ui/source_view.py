@@ -78,6 +78,20 @@ def _cut_long_lines(text: str) -> tuple[str, str | None]:
     return shown.text, why
 
 
+COLOURED_MOST = 500_000
+"""Sources are coloured up to this many characters: the colours are worked out in Python, every
+line of the file as it is shown, about 0.3 s a megabyte (a bundled script runs to megabytes)."""
+
+
+def _uncoloured(content: str) -> str | None:
+    """Why ``content`` is shown without colours; None when it is coloured."""
+    if len(content) <= COLOURED_MOST:
+        return None
+    return (
+        f"not coloured: {len(content):,} characters (sources are coloured up to {COLOURED_MOST:,})"
+    )
+
+
 class SourceView(QWidget):
     """Signals: ``save_started(path)`` when a save begins, ``source_saved(path, warning)`` when
     it wrote (the warning is "" when none), ``save_finished(saved)`` when it ended either way."""
@@ -142,7 +156,7 @@ class SourceView(QWidget):
         content, cut = _cut_long_lines(content)
         self.source = None
         self.editable = False
-        self.state.setText(cut or "")
+        self.state.setText("; ".join(note for note in (cut, _uncoloured(content)) if note))
         self._show(path, content, line, label, code=readable)
 
     def show_source(self, path: str, line: int) -> None:
@@ -166,7 +180,7 @@ class SourceView(QWidget):
         self.editable = (
             readable and not cut and not reason and not (info is not None and info.read_only)
         )
-        self._show_state(info, reason, cut)
+        self._show_state(info, reason, cut, _uncoloured(content))
         self._show(self.workspace.source_root / path, content, line, path, code=readable)
 
     def _info(self, path: str) -> SourceFile | None:
@@ -181,7 +195,11 @@ class SourceView(QWidget):
         return next((f for f in found if f.path == path), None)
 
     def _show_state(
-        self, info: SourceFile | None, reason: str | None, cut: str | None = None
+        self,
+        info: SourceFile | None,
+        reason: str | None,
+        cut: str | None = None,
+        uncoloured: str | None = None,
     ) -> None:
         parts: list[str] = []
         tips: list[str] = []
@@ -189,8 +207,7 @@ class SourceView(QWidget):
             label, tip = source_state(info, hook_source=info.path.endswith(runnable_extensions()))
             parts.append(label)
             tips.append(tip)
-        if cut:
-            parts.append(cut)
+        parts.extend(note for note in (cut, uncoloured) if note)
         if reason:
             parts.append(f"read-only agent: {reason}")
         elif self.workspace is not None and self.workspace.looks_open():
@@ -207,7 +224,8 @@ class SourceView(QWidget):
         self.path = path
         self.line = line
         self.title.setText(f"{label}, line {line}")
-        self.highlighter.set_language(language_of(path) if code else None)
+        coloured = code and _uncoloured(content) is None
+        self.highlighter.set_language(language_of(path) if coloured else None)
         self.text.setReadOnly(not self.editable)
         self.text.setPlainText(content)
         self.text.document().setModified(False)
@@ -331,7 +349,8 @@ class SourceView(QWidget):
     def _saved(self, result: SourceWrite) -> None:
         self.text.document().setModified(False)
         reason = self.workspace.read_only_reason if self.workspace else None
-        self._show_state(self._info(result.path), reason)
+        uncoloured = None if self.highlighter.language else _uncoloured(self.text.toPlainText())
+        self._show_state(self._info(result.path), reason, uncoloured=uncoloured)
         if result.warning:
             self.state.setText(f"{self.state.text()}; saved, but {result.warning}")
         self.source_saved.emit(result.path, result.warning or "")

@@ -23,7 +23,7 @@ from studio.ui.code_highlighter import (
     language_of,
 )
 from studio.ui.engine_bridge import EngineBridge
-from studio.ui.source_view import SourceView
+from studio.ui.source_view import COLOURED_MOST, SourceView
 from studio.ui.workspace_panel import KIND_ROLE, WorkspacePanel
 
 POLICY_TS = """\
@@ -184,3 +184,23 @@ def test_the_workspace_panel_lists_typescript_and_javascript_sources(qtbot, samp
     assert "lib/widget.tsx" not in listed
     assert not any(p.startswith("node_modules") for p in listed)
     assert sources.child(listed.index("lib/policy.ts")).data(0, KIND_ROLE) == "source"
+
+
+def test_a_source_too_large_to_colour_is_shown_plain_and_editable(
+    qtbot, bridge, sample_workspace: Path
+):
+    source = sample_workspace / "lib" / "policy.py"
+    line = "x = transform(payload) + 1  # a line\n"
+    text = "def transform(payload):\n    return payload\n" + line * (COLOURED_MOST // len(line))
+    source.write_text(text)
+    view = SourceView(bridge)
+    qtbot.addWidget(view)
+    view.set_workspace(Workspace.open(sample_workspace))
+    view.show_source("lib/policy.py", 1)
+    assert formats_of_line(view, 1) == {}
+    assert f"not coloured: {len(text):,} characters" in view.state.text()
+    assert view.editable and not view.text.isReadOnly()
+    source.write_text("def transform(payload):\n    return payload\n")
+    view.show_source("lib/policy.py", 1)
+    assert formats_of_line(view, 1) != {}
+    assert "not coloured" not in view.state.text()
