@@ -27,6 +27,7 @@ QT_FREE_MODULES = (
     "studio.core.pre_llm.config_warnings",
     "studio.core.pre_llm.targets",
     "studio.core.records.store",
+    "studio.core.shown_text",
     "studio.core.registry",
     "studio.core.workspace.adf_workspace",
     "studio.core.workspace.agent_document",
