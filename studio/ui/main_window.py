@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.listings = FunctionListings(self.bridge, self)
         self.listings.listed.connect(self._on_listed)
         self.listings.node_checked.connect(self._on_node_checked)
-        self._closing = False
+        self._closed = False
         self._on_screen = False
 
         self.hook_editor = HookEditor(self.undo_stack)
@@ -246,7 +246,7 @@ class MainWindow(QMainWindow):
     def _now_on_screen(self) -> None:
         """The runtimes warm up only once the window is painted: starting them competes with
         drawing it for the interpreter."""
-        if self._on_screen:
+        if self._on_screen or self._closed:
             return
         self._on_screen = True
         resume_once_painted()
@@ -921,6 +921,12 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._save_settings()
+        # Closed, it answers no more changes on disk: a change it would otherwise still tell
+        # could ask a question of a window that is gone.
+        self._closed = True
+        resume_once_painted()  # closed before its first paint: the collector runs all the same
+        self.workspace_watch.stop()
+        self._notice_timer.stop()
         self.bridge.cancel_all()
         self.bridge.shutdown()
         self.store = None

@@ -48,6 +48,19 @@ class WorkspaceWatch(QObject):
         if existing:
             self.watcher.addPaths(existing)
 
+    def stop(self) -> None:
+        """Watch nothing, and tell nothing of the changes not told yet (the window closed)."""
+        paths = self.watcher.files() + self.watcher.directories()
+        if paths:
+            self.watcher.removePaths(paths)
+        self._timer.stop()
+        self._changed = set()
+
+    @property
+    def pending(self) -> bool:
+        """Whether changes wait for a moment without one before they are told."""
+        return self._timer.isActive()
+
     def _on_changed(self, path: str) -> None:
         self._changed.add(path)
         self._timer.start()

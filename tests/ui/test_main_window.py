@@ -235,6 +235,23 @@ def test_a_config_replaced_outside_the_studio_is_picked_up(qtbot, window, sample
     qtbot.waitUntil(lambda: window.hook_editor.draft.rows == (TargetRow.main(),), timeout=WAIT_MS)
 
 
+def test_a_closed_window_answers_no_change_on_disk(qtbot, window, sample_workspace, monkeypatch):
+    watch = window.workspace_watch
+    assert str(sample_workspace / "agent.json") in watch.watcher.files()
+    monkeypatch.setattr(watch, "_wait", lambda: True)  # as while a save of its own runs
+    told: list[object] = []
+    watch.settled.connect(told.append)
+    config = config_of(sample_workspace)
+    config["pre_llm_hook"]["timeout_ms"] = 1234
+    replace_file(sample_workspace / "agent.json", json.dumps(config, indent=2))
+    qtbot.waitUntil(lambda: watch.pending, timeout=WAIT_MS)
+    window.undo_stack.setClean()
+    window.close()
+    assert not watch.pending
+    assert watch.watcher.files() == [] and watch.watcher.directories() == []
+    assert told == []
+
+
 def test_rerun_on_save_reruns_when_the_hook_source_changes(qtbot, window, sample_workspace):
     window.sample_box.setCurrentText("support-ticket")
     window.rerun_action.setChecked(True)
