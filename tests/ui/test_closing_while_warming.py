@@ -76,6 +76,20 @@ def test_closing_the_window_while_the_runtimes_start_ends_every_process(
         assert new_processes(before) == set(), f"left running after a close when {stage}"
 
 
+def test_a_window_closed_before_its_first_paint_starts_no_runtime(
+    qtbot, sample_workspace, tmp_path, before
+):
+    win = MainWindow(AppSettings(), tmp_path / "settings.json")
+    qtbot.addWidget(win)
+    win.show()
+    assert win.open_workspace(sample_workspace)
+    assert win.close()  # before the loop ran: nothing is painted yet
+    win._now_on_screen()  # the moment it would be on screen, had it stayed open
+    assert not win._on_screen
+    assert win.bridge.runner is None or win.bridge.runner._warming is None
+    assert new_processes(before) == set()
+
+
 @pytest.mark.parametrize("stage", list(STAGES))
 def test_opening_another_workspace_while_the_runtimes_start_ends_the_first_ones_processes(
     qtbot, sample_workspace, tmp_path, before, stage
