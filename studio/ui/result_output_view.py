@@ -27,7 +27,7 @@ from studio.ui.result_style import heading, set_accent
 
 CUT_MARK = "… [cut: the output went past the limit; the rest was not kept]"
 OUTPUT_CHARS_SHOWN = 1_000_000
-"""Each stream shows at most this many characters, its start and its end; Save writes it all.
+"""Each stream shows at most this many characters, its start and its end; Export writes it all.
 The output limit can be raised far past what a text view lays out at once."""
 
 
@@ -37,12 +37,12 @@ class _Stream(QWidget):
         self.name = name
         self.title = heading(name)
         self.full = ""
-        """The stream's whole text, as Save writes it."""
-        self.save_button = QPushButton("Save…")
-        self.save_button.setObjectName(f"{name}Save")
-        self.save_button.setToolTip(f"Save all of {name} to a file")
-        self.save_button.setEnabled(False)
-        self.save_button.clicked.connect(self.save)
+        """The stream's whole text, as Export writes it."""
+        self.export_button = QPushButton("Export…")
+        self.export_button.setObjectName(f"{name}Export")
+        self.export_button.setToolTip(f"Export all of {name} to a text file")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self.export)
         self.text = QPlainTextEdit()
         self.text.setObjectName(f"{name}Text")
         self.text.setReadOnly(True)
@@ -53,7 +53,7 @@ class _Stream(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
-        top.addWidget(self.save_button)
+        top.addWidget(self.export_button)
         layout.addLayout(top)
         layout.addWidget(self.text)
 
@@ -75,12 +75,12 @@ class _Stream(QWidget):
         self.title.setText(label)
         self.title.setToolTip(_shown_in_part(left_out, len(lines.cut)))
         set_accent(self.title, "warning" if truncated else None)
-        self.save_button.setEnabled(bool(text))
+        self.export_button.setEnabled(bool(text))
         self.text.setPlainText(lines.text)
 
-    def save(self) -> None:
+    def export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, f"Save {self.name}", str(Path.home() / f"{self.name}.txt")
+            self, f"Export {self.name}", str(Path.home() / f"{self.name}.txt")
         )
         if not path:
             return
@@ -88,7 +88,7 @@ class _Stream(QWidget):
             write_atomically(path, escape_lone_surrogates(self.full).encode("utf-8"))
         except OSError as exc:
             QMessageBox.warning(
-                self, f"Save {self.name}", f"{path} was not written: {exc.strerror or exc}"
+                self, f"Export {self.name}", f"{path} was not written: {exc.strerror or exc}"
             )
 
 
@@ -106,7 +106,7 @@ def _shown_in_part(left_out: int, long_lines: int) -> str:
     if not parts:
         return ""
     said = "; ".join(parts)
-    return f"{said[0].upper()}{said[1:]}; Save… writes all of it."
+    return f"{said[0].upper()}{said[1:]}; Export… writes all of it."
 
 
 class OutputView(QWidget):

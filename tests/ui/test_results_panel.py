@@ -421,7 +421,7 @@ def test_output_cut_at_the_limit_is_marked(panel):
     assert panel.run.output.stderr_text == "careful\n"
 
 
-def test_an_output_too_long_to_lay_out_is_shown_in_part_and_saved_whole(
+def test_an_output_too_long_to_lay_out_is_shown_in_part_and_exported_whole(
     panel, tmp_path, monkeypatch
 ):
     one_line = "{" + "x" * 900_000 + "}\n"
@@ -441,7 +441,7 @@ def test_an_output_too_long_to_lay_out_is_shown_in_part_and_saved_whole(
     assert output.stdout.title.text() == "stdout · 900,003 characters · lines cut at 10,000"
     assert output.stdout_text.startswith("{" + "x" * (LINE_CHARS_SHOWN - 1) + " … (cut: ")
     assert output.stdout.title.toolTip() == (
-        "A line is cut at 10,000 characters; Save… writes all of it."
+        "A line is cut at 10,000 characters; Export… writes all of it."
     )
     assert output.stderr.title.text() == (
         "stderr · 3,900,000 characters · first and last 500,000 shown"
@@ -451,15 +451,15 @@ def test_an_output_too_long_to_lay_out_is_shown_in_part_and_saved_whole(
     assert shown.startswith("line 0000000\n")
     assert shown.endswith("line 0299999\n")
     assert "characters not shown" in shown
-    assert "Save… writes all of it" in output.stderr.title.toolTip()
+    assert "Export… writes all of it" in output.stderr.title.toolTip()
 
     target = tmp_path / "stderr.txt"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    output.stderr.save_button.click()
+    output.stderr.export_button.click()
     assert target.read_text(encoding="utf-8") == many_lines
 
 
-def test_an_output_that_cannot_be_saved_says_why(panel, tmp_path, monkeypatch):
+def test_an_output_that_cannot_be_exported_says_why(panel, tmp_path, monkeypatch):
     outcome = RunOutcome(
         contract="pre_llm",
         status="ok",
@@ -473,12 +473,12 @@ def test_an_output_that_cannot_be_saved_says_why(panel, tmp_path, monkeypatch):
     output = panel.run.output
     assert output.stdout.title.text() == "stdout · 13 characters"
     assert output.stdout.title.toolTip() == ""
-    assert not output.stderr.save_button.isEnabled()  # nothing on stderr
+    assert not output.stderr.export_button.isEnabled()  # nothing on stderr
     target = tmp_path / "missing" / "stdout.txt"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     said: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
-    output.stdout.save_button.click()
+    output.stdout.export_button.click()
     assert said == [f"{target} was not written: No such file or directory"]
     assert not target.parent.exists()
 
