@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -402,19 +403,21 @@ def test_a_large_request_is_shown_without_building_it_all(qtbot, panel):
     assert "There is no value at /messages/99999" in panel.run.result_note.text()
 
 
-def test_output_cut_at_the_limit_is_marked(panel):
-    outcome = RunOutcome(
+def printed(**output: Any) -> RunOutcome:
+    """A run of no consequence that printed ``output`` (stdout, stderr and their marks)."""
+    return RunOutcome(
         contract="pre_llm",
         status="ok",
         sample="s",
         loop="main",
         input={"messages": []},
         result={"messages": []},
-        stdout="x" * 100,
-        stdout_truncated=True,
-        stderr="careful\n",
+        **output,
     )
-    panel.show_outcome(outcome)
+
+
+def test_output_cut_at_the_limit_is_marked(panel):
+    panel.show_outcome(printed(stdout="x" * 100, stdout_truncated=True, stderr="careful\n"))
     title = panel.run.output.stdout.title.text()
     assert title == "stdout · 100 characters · cut at the output limit"
     assert panel.run.output.stdout_text.endswith(CUT_MARK)
@@ -426,17 +429,7 @@ def test_an_output_too_long_to_lay_out_is_shown_in_part_and_exported_whole(
 ):
     one_line = "{" + "x" * 900_000 + "}\n"
     many_lines = "".join(f"line {n:07}\n" for n in range(300_000))  # 3.9 MB
-    outcome = RunOutcome(
-        contract="pre_llm",
-        status="ok",
-        sample="s",
-        loop="main",
-        input={"messages": []},
-        result={"messages": []},
-        stdout=one_line,
-        stderr=many_lines,
-    )
-    panel.show_outcome(outcome)
+    panel.show_outcome(printed(stdout=one_line, stderr=many_lines))
     output = panel.run.output
     assert output.stdout.title.text() == "stdout · 900,003 characters · lines cut at 10,000"
     assert output.stdout_text.startswith("{" + "x" * (LINE_CHARS_SHOWN - 1) + " … (cut: ")
@@ -460,16 +453,7 @@ def test_an_output_too_long_to_lay_out_is_shown_in_part_and_exported_whole(
 
 
 def test_an_output_that_cannot_be_exported_says_why(panel, tmp_path, monkeypatch):
-    outcome = RunOutcome(
-        contract="pre_llm",
-        status="ok",
-        sample="s",
-        loop="main",
-        input={"messages": []},
-        result={"messages": []},
-        stdout="kept 2 tools\n",
-    )
-    panel.show_outcome(outcome)
+    panel.show_outcome(printed(stdout="kept 2 tools\n"))
     output = panel.run.output
     assert output.stdout.title.text() == "stdout · 13 characters"
     assert output.stdout.title.toolTip() == ""
