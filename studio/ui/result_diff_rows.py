@@ -302,7 +302,8 @@ def _with_gaps(entries: Sequence[Any]) -> list[Any]:
         if _unchanged(entry):
             run.append(entry)
             continue
-        flush(not started, False)
+        if run:
+            flush(not started, False)
         started = True
         out.append(entry)
     flush(not started, True)
