@@ -45,6 +45,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict
 
 from studio.core.json.deep import deep_json
+from studio.core.json.files import syntax_problem
 from studio.core.json.pieces import DEPTH, dumps_in_pieces
 from studio.core.json.surrogates import escape_lone_surrogates
 from studio.core.records.pending_writes import PendingWrites, Written
@@ -860,14 +861,24 @@ class RecordStore:
     def _record(self, row: Sequence[Any]) -> StoredRecord:
         summary = self._summary(row)
         rest = row[len(_SUMMARY_COLUMNS) + 1 :]
-        try:
-            values = [_loads(text) for text in rest[: len(_DECISION_JSON_COLUMNS)]]
-            payload = _loads(rest[-1])
-        except ValueError as exc:
-            raise RecordStoreError(
-                f"{self.path}: the record of run {summary.run_id} is malformed ({exc})"
-            ) from None
-        columns = dict(zip(_DECISION_JSON_COLUMNS, values, strict=True))
+        texts = (*rest[: len(_DECISION_JSON_COLUMNS)], rest[-1])
+        parts = zip((*_DECISION_JSON_COLUMNS, "payload"), texts, strict=True)
+        values: dict[str, Any] = {}
+        for name, text in parts:
+            try:
+                values[name] = _loads(text)
+            except json.JSONDecodeError as exc:
+                raise RecordStoreError(
+                    f"{self.path}: the record of run {summary.run_id} is damaged: its {name} is "
+                    f"not JSON ({syntax_problem(exc)} at line {exc.lineno}, column {exc.colno})"
+                ) from None
+            except ValueError as exc:
+                raise RecordStoreError(
+                    f"{self.path}: the record of run {summary.run_id} is damaged: its {name} "
+                    f"cannot be read ({exc})"
+                ) from None
+        payload = values.pop("payload")
+        columns = values
         record = {
             "run_id": summary.run_id,
             "started_at": summary.started_at,

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,23 @@ class TestRoundTrip:
         stored = store.get(run.run_id)
         assert stored.payload["result"] == {"score": None, "tags": ["a"]}
         assert stored.record["inspection"] == {"x": None}
+
+    @pytest.mark.parametrize(
+        ("table", "column", "said"),
+        [
+            ("decisions", "inspection", "its inspection is not JSON (Expecting property name"),
+            ("payloads", "payload", "its payload is not JSON (Expecting property name"),
+        ],
+    )
+    def test_a_damaged_record_says_which_part_is_damaged(self, store, table, column, said):
+        run = ok_run()
+        store.add(run)
+        with closing(raw(store.path)) as db:
+            db.execute(f"UPDATE {table} SET {column} = '{{'")
+        with pytest.raises(RecordStoreError) as raised:
+            store.get(run.run_id)
+        assert f"the record of run {run.run_id} is damaged: {said}" in str(raised.value)
+        assert str(raised.value).endswith("at line 1, column 2)")
 
     def test_an_unknown_run_is_none(self, store):
         assert store.get("nope") is None
