@@ -83,7 +83,7 @@ COLOURED_MOST = 500_000
 line of the file as it is shown, about 0.3 s a megabyte (a bundled script runs to megabytes)."""
 
 
-def _uncoloured(content: str) -> str | None:
+def _too_large_to_colour(content: str) -> str | None:
     """Why ``content`` is shown without colours; None when it is coloured."""
     if len(content) <= COLOURED_MOST:
         return None
@@ -116,6 +116,8 @@ class SourceView(QWidget):
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.highlighter = CodeHighlighter(self.text.document(), json_theme(self.text.palette()))
+        self._uncoloured: str | None = None
+        """Why the text shown is not coloured when it is too large to be; None otherwise."""
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
         header.addWidget(self.save_button)
@@ -156,7 +158,8 @@ class SourceView(QWidget):
         content, cut = _cut_long_lines(content)
         self.source = None
         self.editable = False
-        self.state.setText("; ".join(note for note in (cut, _uncoloured(content)) if note))
+        self._uncoloured = _too_large_to_colour(content)
+        self.state.setText("; ".join(note for note in (cut, self._uncoloured) if note))
         self._show(path, content, line, label, code=readable)
 
     def show_source(self, path: str, line: int) -> None:
@@ -180,7 +183,8 @@ class SourceView(QWidget):
         self.editable = (
             readable and not cut and not reason and not (info is not None and info.read_only)
         )
-        self._show_state(info, reason, cut, _uncoloured(content))
+        self._uncoloured = _too_large_to_colour(content)
+        self._show_state(info, reason, cut)
         self._show(self.workspace.source_root / path, content, line, path, code=readable)
 
     def _info(self, path: str) -> SourceFile | None:
@@ -199,7 +203,6 @@ class SourceView(QWidget):
         info: SourceFile | None,
         reason: str | None,
         cut: str | None = None,
-        uncoloured: str | None = None,
     ) -> None:
         parts: list[str] = []
         tips: list[str] = []
@@ -207,7 +210,7 @@ class SourceView(QWidget):
             label, tip = source_state(info, hook_source=info.path.endswith(runnable_extensions()))
             parts.append(label)
             tips.append(tip)
-        parts.extend(note for note in (cut, uncoloured) if note)
+        parts.extend(note for note in (cut, self._uncoloured) if note)
         if reason:
             parts.append(f"read-only agent: {reason}")
         elif self.workspace is not None and self.workspace.looks_open():
@@ -224,7 +227,7 @@ class SourceView(QWidget):
         self.path = path
         self.line = line
         self.title.setText(f"{label}, line {line}")
-        coloured = code and _uncoloured(content) is None
+        coloured = code and self._uncoloured is None
         self.highlighter.set_language(language_of(path) if coloured else None)
         self.text.setReadOnly(not self.editable)
         self.text.setPlainText(content)
@@ -349,8 +352,7 @@ class SourceView(QWidget):
     def _saved(self, result: SourceWrite) -> None:
         self.text.document().setModified(False)
         reason = self.workspace.read_only_reason if self.workspace else None
-        uncoloured = None if self.highlighter.language else _uncoloured(self.text.toPlainText())
-        self._show_state(self._info(result.path), reason, uncoloured=uncoloured)
+        self._show_state(self._info(result.path), reason)
         if result.warning:
             self.state.setText(f"{self.state.text()}; saved, but {result.warning}")
         self.source_saved.emit(result.path, result.warning or "")

@@ -35,9 +35,7 @@ class WorkspaceWatch(QObject):
     def watch(self, workspace: Workspace) -> None:
         """Watch the workspace's folders, agent, settings, hook sources and samples (again: an
         editor that saves by replacing a file drops it from the watch)."""
-        paths = [str(p) for p in self.watcher.files() + self.watcher.directories()]
-        if paths:
-            self.watcher.removePaths(paths)
+        self._unwatch()
         root = workspace.root
         wanted = [root, root / "samples", root / "lib"]
         files = [workspace.agent_path, workspace.settings_path]
@@ -50,11 +48,14 @@ class WorkspaceWatch(QObject):
 
     def stop(self) -> None:
         """Watch nothing, and tell nothing of the changes not told yet (the window closed)."""
+        self._unwatch()
+        self._timer.stop()
+        self._changed = set()
+
+    def _unwatch(self) -> None:
         paths = self.watcher.files() + self.watcher.directories()
         if paths:
             self.watcher.removePaths(paths)
-        self._timer.stop()
-        self._changed = set()
 
     @property
     def pending(self) -> bool:
